@@ -1,0 +1,3 @@
+"""evaltoolkit: score LLM outputs in Jupyter."""
+
+__version__ = "0.1.0"

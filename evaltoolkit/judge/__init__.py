@@ -1,0 +1,1 @@
+"""The only code in evaltoolkit that talks to models."""
