@@ -1,0 +1,179 @@
+"""The ``evaltoolkit`` command line.
+
+evaltoolkit demo                      score the bundled demo data with the offline judge
+evaltoolkit run FILE --scorer NAME    score a .jsonl/.csv/.parquet file
+evaltoolkit meta-eval FILE --task T   agreement of a judge with human labels
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .errors import EvalToolkitError
+from .records import EvalResult
+from .scorers import SCORER_NAMES, create_scorer
+
+__all__ = ["main"]
+
+DEMO_DIR = Path(__file__).resolve().parent.parent / "data"
+_EXPORTS = (".parquet", ".csv", ".jsonl")
+
+
+def _judge_options(args: argparse.Namespace) -> dict[str, Any]:
+    options: dict[str, Any] = {"model": args.model, "api_base": args.api_base}
+    if args.no_cache:
+        options["cache"] = False
+    elif args.cache_dir:
+        options["cache"] = args.cache_dir
+    return options
+
+
+def _add_judge_arguments(parser: argparse.ArgumentParser) -> None:
+    judge = parser.add_argument_group("judge")
+    judge.add_argument(
+        "--model",
+        default=None,
+        help="litellm model string for model-judged scorers (default: the offline judge); "
+        "API keys are read from the provider's environment variable",
+    )
+    judge.add_argument("--api-base", default=None, help="base URL of an OpenAI-compatible server")
+    judge.add_argument("--cache-dir", default=None, help="judge cache directory")
+    judge.add_argument("--no-cache", action="store_true", help="do not use the judge cache")
+    judge.add_argument("--concurrency", type=int, default=8, help="items and calls in flight")
+    judge.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+
+
+def _write(result: EvalResult, out: Path, *, wide: bool) -> None:
+    suffix = out.suffix.lower()
+    if suffix not in _EXPORTS:
+        raise EvalToolkitError(f"--out must end in one of {', '.join(_EXPORTS)}, got {str(out)!r}")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if suffix == ".parquet":
+        result.to_parquet(out, wide=wide)
+    elif suffix == ".csv":
+        result.to_csv(out, wide=wide)
+    else:
+        result.to_jsonl(out, wide=wide)
+
+
+def _print_summary(result: EvalResult, title: str) -> None:
+    summary = result.summary()
+    print(f"{title}: {len(result)} items in {result.elapsed_s:.1f} s")
+    print(summary.to_string(index=False, float_format=lambda value: f"{value:.4f}"))
+    usage = result.usage
+    if usage is not None:
+        cost = "unknown" if result.cost is None else f"${result.cost:.4f}"
+        print(f"tokens: {usage.prompt_tokens} prompt, {usage.completion_tokens} completion")
+        print(f"cost: {cost}")
+    failures = [
+        (item.item_id, score.scorer, str(score.error))
+        for item in result
+        for score in item.scorer_results.values()
+        if score.error is not None
+    ]
+    for item_id, scorer, error in failures[:5]:
+        print(f"  failed: item {item_id!r}, {scorer}: {error}")
+    if len(failures) > 5:
+        print(f"  ... and {len(failures) - 5} more failures (see the error column)")
+
+
+def _run(args: argparse.Namespace) -> int:
+    from .runner import run_evals
+
+    options = _judge_options(args)
+    scorers = [create_scorer(name, **options) for name in args.scorer]
+    data: Any = args.file
+    if args.limit is not None:
+        from ._datasets import read_records
+
+        data = read_records(args.file)[: args.limit]
+    result = run_evals(
+        data,
+        scorers,
+        concurrency=args.concurrency,
+        progress=not args.no_progress,
+        input_field=args.input_col,
+        output_field=args.output_col,
+        ground_truth_field=args.ground_truth_col,
+        id_field=args.id_col,
+    )
+    _print_summary(result, str(args.file))
+    if args.out:
+        _write(result, Path(args.out), wide=args.wide)
+        print(f"wrote {args.out}")
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from .runner import run_evals
+
+    options = _judge_options(args)
+    out_dir = Path(args.out)
+    jobs = (
+        ("summaries", DEMO_DIR / "demo_summaries.jsonl", ["summarization", "textual-difference"]),
+        ("answers", DEMO_DIR / "demo_answers.jsonl", ["answer-similarity", "textual-difference"]),
+    )
+    available = set(SCORER_NAMES)
+    for name, path, scorer_names in jobs:
+        scorers = [create_scorer(s, **options) for s in scorer_names if s in available]
+        result = run_evals(
+            path, scorers, concurrency=args.concurrency, progress=not args.no_progress
+        )
+        _print_summary(result, f"demo {name}")
+        target = out_dir / f"demo_{name}.parquet"
+        _write(result, target, wide=False)
+        print(f"wrote {target}\n")
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="evaltoolkit",
+        description="Score LLM outputs: summarization, answer similarity, textual difference.",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    demo = commands.add_parser(
+        "demo", help="score the bundled demo data (offline judge: no key, no network)"
+    )
+    demo.add_argument("--out", default="results", help="directory for the result files")
+    _add_judge_arguments(demo)
+    demo.set_defaults(handler=_demo)
+
+    run = commands.add_parser("run", help="score a .jsonl, .csv or .parquet file")
+    run.add_argument("file", type=Path, help="the data file")
+    run.add_argument(
+        "--scorer",
+        action="append",
+        required=True,
+        choices=SCORER_NAMES,
+        help="a scorer to run (repeat for several)",
+    )
+    run.add_argument("--out", default=None, help="write results (.parquet, .csv or .jsonl)")
+    run.add_argument("--wide", action="store_true", help="one row per item instead of per score")
+    run.add_argument("--input-col", default="input", help="column of the input")
+    run.add_argument("--output-col", default="output", help="column of the output")
+    run.add_argument("--ground-truth-col", default=None, help="column of the ground truth")
+    run.add_argument("--id-col", default=None, help="column of the item id")
+    run.add_argument("--limit", type=int, default=None, help="score only the first N items")
+    _add_judge_arguments(run)
+    run.set_defaults(handler=_run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status."""
+    args = _parser().parse_args(argv)
+    try:
+        return int(args.handler(args))
+    except EvalToolkitError as error:
+        print(f"evaltoolkit: error: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

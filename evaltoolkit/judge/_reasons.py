@@ -1,0 +1,127 @@
+"""Reasons written from verdicts without a model.
+
+The offline judge answers the reason steps with these, and a scorer created with
+``reason="template"`` uses them to skip the reason call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+__all__ = ["answer_similarity_reason", "summarization_reason"]
+
+_LISTED = 3
+
+
+def _quoted(texts: Sequence[str]) -> str:
+    shown = "; ".join(f'"{text}"' for text in texts[:_LISTED])
+    more = len(texts) - _LISTED
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+def summarization_reason(
+    *,
+    score: float,
+    alignment_score: float,
+    coverage_score: float,
+    decided_by: str,
+    claims: Sequence[Mapping[str, Any]],
+    coverage: Sequence[Mapping[str, Any]],
+    questions: Sequence[str],
+) -> str:
+    """Explain a summarization score: the deciding axis, what lay behind it, both axis scores.
+
+    Args:
+        score: The final score (already scaled).
+        alignment_score: Supported claims over claims.
+        coverage_score: Answered questions over questions.
+        decided_by: ``"alignment"``, ``"coverage"`` or ``"tie"``.
+        claims: The claim verdicts (``claim``, ``supported``, ``reason``).
+        coverage: The coverage verdicts (``question``, ``answered``, ``reason``).
+        questions: The questions that counted.
+
+    Example:
+        >>> summarization_reason(score=0.5, alignment_score=0.5, coverage_score=1.0,
+        ...     decided_by="alignment", questions=["Q?"],
+        ...     claims=[{"claim": "A", "supported": True}, {"claim": "B", "supported": False}],
+        ...     coverage=[{"question": "Q?", "answered": True}])[:47]
+        'The score is 0.5, decided by alignment (0.50): '
+    """
+    unsupported = [str(claim["claim"]) for claim in claims if not claim.get("supported")]
+    answered = {str(verdict["question"]) for verdict in coverage if verdict.get("answered")}
+    unanswered = [question for question in questions if question not in answered]
+    axes = f"alignment {alignment_score:.2f}, coverage {coverage_score:.2f}"
+    if not claims:
+        return f"The score is 0: the summary makes no claim that could be judged ({axes})."
+    if not questions:
+        return f"The score is 0: no question could be drawn from the source ({axes})."
+    alignment_note = (
+        f"{len(unsupported)} of {len(claims)} claims are not supported by the source: "
+        f"{_quoted(unsupported)}"
+        if unsupported
+        else f"all {len(claims)} claims are supported by the source"
+    )
+    coverage_note = (
+        f"the summary leaves {len(unanswered)} of {len(questions)} questions about the source "
+        f"unanswered: {_quoted(unanswered)}"
+        if unanswered
+        else f"the summary answers all {len(questions)} questions about the source"
+    )
+    if decided_by == "alignment":
+        return (
+            f"The score is {score:.3g}, decided by alignment ({alignment_score:.2f}): "
+            f"{alignment_note}. Coverage is {coverage_score:.2f}: {coverage_note}."
+        )
+    if decided_by == "coverage":
+        return (
+            f"The score is {score:.3g}, decided by coverage ({coverage_score:.2f}): "
+            f"{coverage_note}. Alignment is {alignment_score:.2f}: {alignment_note}."
+        )
+    return (
+        f"The score is {score:.3g}; alignment and coverage tie ({axes}): "
+        f"{alignment_note}, and {coverage_note}."
+    )
+
+
+def answer_similarity_reason(
+    *,
+    score: float,
+    matches: Sequence[Mapping[str, Any]],
+    contradictions: Sequence[Mapping[str, Any]],
+    extra_info: Sequence[str],
+) -> str:
+    """Explain an answer-similarity score with what matched, what is missing and what is wrong.
+
+    Example:
+        >>> answer_similarity_reason(score=1.0, contradictions=[], extra_info=[],
+        ...     matches=[{"ground_truth_unit": "Paris", "match_type": "exact"}])
+        'The score is 1: 1 of 1 ground-truth units matched exactly.'
+    """
+    by_type: dict[str, list[str]] = {"exact": [], "semantic": [], "partial": [], "missing": []}
+    for match in matches:
+        by_type.setdefault(str(match.get("match_type")), []).append(
+            str(match.get("ground_truth_unit"))
+        )
+    total = len(matches)
+    parts = [
+        f"{len(by_type[kind])} of {total} ground-truth units matched {label}"
+        for kind, label in (
+            ("exact", "exactly"),
+            ("semantic", "in meaning"),
+            ("partial", "in part"),
+        )
+        if by_type[kind]
+    ]
+    if by_type["missing"]:
+        parts.append(f"missing from the answer: {_quoted(by_type['missing'])}")
+    if contradictions:
+        parts.append(
+            "contradicting the ground truth: "
+            + _quoted([str(item.get("output_unit")) for item in contradictions])
+        )
+    if extra_info:
+        parts.append(f"extra information not in the ground truth: {_quoted(list(extra_info))}")
+    if not parts:
+        parts.append("no ground-truth unit to compare with")
+    return f"The score is {score:.3g}: " + "; ".join(parts) + "."

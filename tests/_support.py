@@ -1,0 +1,38 @@
+"""Shared helpers for tests that need something outside the repository."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+DATA = REPO / "data"
+
+# Under .ci/run this is set, and a missing prerequisite fails the test instead of skipping it.
+REQUIRE_ALL = os.environ.get("EVALTOOLKIT_REQUIRE_ALL") == "1"
+
+
+def skip_or_fail(reason: str) -> None:
+    """Skip with ``reason``, or fail when the CI run requires every test to run."""
+    if REQUIRE_ALL:
+        pytest.fail(f"required under EVALTOOLKIT_REQUIRE_ALL=1 but unavailable: {reason}")
+    pytest.skip(reason)
+
+
+def benchmarks_dir() -> Path:
+    """The human-labelled benchmark files (../shared/benchmarks), or skip/fail without them."""
+    candidates = [
+        os.environ.get("EVALTOOLKIT_BENCHMARKS", ""),
+        str(REPO.parent / "shared" / "benchmarks"),
+        "/work/shared/benchmarks",
+    ]
+    for candidate in candidates:
+        if candidate and (Path(candidate) / "summeval_dev.jsonl").is_file():
+            return Path(candidate)
+    skip_or_fail(
+        "the human-labelled benchmarks are not here; set EVALTOOLKIT_BENCHMARKS to the folder "
+        "holding summeval_dev.jsonl"
+    )
+    raise AssertionError("unreachable")

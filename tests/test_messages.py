@@ -1,0 +1,121 @@
+"""Reading text and tool results from strings and both message shapes."""
+
+from __future__ import annotations
+
+import pytest
+
+from evaltoolkit import InputError, extract_tool_results
+from evaltoolkit.messages import input_text, output_text
+
+
+def test_plain_strings_pass_through() -> None:
+    assert input_text("source") == "source"
+    assert output_text("summary") == "summary"
+
+
+def test_first_user_message_is_the_input() -> None:
+    messages = [
+        {"role": "system", "content": "be brief"},
+        {"role": "user", "content": "the document"},
+        {"role": "user", "content": "a follow-up"},
+    ]
+    assert input_text(messages) == "the document"
+    assert input_text({"inputMessages": messages}) == "the document"
+
+
+def test_last_assistant_message_with_text_is_the_output() -> None:
+    messages = [
+        {"role": "assistant", "content": "first draft"},
+        {"role": "assistant", "content": "final summary"},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [{"id": "1", "function": {"name": "x"}}],
+        },
+    ]
+    assert output_text(messages) == "final summary"
+
+
+def test_content_parts_and_agent_shape() -> None:
+    message = {
+        "role": "assistant",
+        "content": {"format": 2, "parts": [{"type": "text", "text": "hi"}]},
+    }
+    assert output_text([message]) == "hi"
+    parts = {
+        "role": "user",
+        "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}],
+    }
+    assert input_text([parts]) == "a\nb"
+
+
+@pytest.mark.parametrize("value", [None, 3, {"foo": 1}, ["not a message"]])
+def test_bad_values_name_the_field_and_item(value: object) -> None:
+    with pytest.raises(InputError, match=r"item 'x-1': field 'output'") as caught:
+        output_text(value, item_id="x-1")
+    assert caught.value.field == "output"
+
+
+def test_openai_tool_calls_are_matched_with_their_results() -> None:
+    output = [
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "fetch_document", "arguments": '{"url": "u"}'},
+                },
+                {"id": "c2", "type": "function", "function": {"name": "search", "arguments": "{}"}},
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c2", "content": "hits"},
+        {"role": "tool", "tool_call_id": "c1", "content": "the document text"},
+        {"role": "assistant", "content": "summary"},
+    ]
+    results = extract_tool_results(output)
+    assert [(r.tool_name, r.args, r.result) for r in results] == [
+        ("search", {}, "hits"),
+        ("fetch_document", {"url": "u"}, "the document text"),
+    ]
+
+
+def test_agent_tool_invocations_are_read() -> None:
+    output = [
+        {
+            "role": "assistant",
+            "content": "",
+            "toolInvocations": [
+                {
+                    "toolCallId": "t1",
+                    "toolName": "fetchDocument",
+                    "args": {"id": 3},
+                    "result": "doc",
+                    "state": "result",
+                },
+                {"toolCallId": "t2", "toolName": "pending", "args": {}, "state": "call"},
+            ],
+        },
+        {
+            "role": "assistant",
+            "content": {
+                "parts": [
+                    {
+                        "type": "tool-invocation",
+                        "toolInvocation": {"toolName": "lookup", "args": {}, "result": {"x": 1}},
+                    }
+                ]
+            },
+        },
+    ]
+    results = extract_tool_results(output)
+    assert [(r.tool_name, r.result) for r in results] == [
+        ("fetchDocument", "doc"),
+        ("lookup", {"x": 1}),
+    ]
+    assert results[0].tool_call_id == "t1"
+
+
+def test_strings_have_no_tool_results() -> None:
+    assert extract_tool_results("just text") == []
