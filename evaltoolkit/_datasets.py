@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = ["DataItem", "load_items", "read_records", "read_table"]
 
-TABLE_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".parquet")
+TABLE_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".parquet")
 GROUND_TRUTH_ALIASES = ("ground_truth", "groundTruth")
 ID_FIELDS = ("id", "item_id")
 
@@ -77,11 +78,23 @@ def _check_readable(path: Path) -> None:
         raise DataLoadError(f"{str(path)!r} is not a file")
 
 
-def read_records(path: str | Path) -> list[Any]:
-    """Read a .jsonl/.json/.csv/.parquet file as a list of rows (mappings).
+def _json_lines(lines: Iterable[str]) -> list[Any]:
+    rows: list[Any] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError as error:
+            rows.append(_UnreadableRow(number, f"line {number} is not JSON: {error}"))
+    return rows
+
+
+def read_records(path: str | os.PathLike[str]) -> list[Any]:
+    """Read a .jsonl/.json/.csv/.tsv/.parquet file as a list of rows (mappings).
 
     A JSON Lines line that does not parse becomes an unreadable-row marker instead of failing
-    the whole file.
+    the whole file. A ``.json`` file may hold one JSON array of objects or JSON Lines.
 
     Raises:
         DataLoadError: The file is missing, unreadable or of an unknown type.
@@ -91,30 +104,29 @@ def read_records(path: str | Path) -> list[Any]:
     _check_readable(path)
     try:
         if suffix in (".jsonl", ".ndjson"):
-            rows: list[Any] = []
             with path.open(encoding="utf-8") as handle:
-                for number, line in enumerate(handle, start=1):
-                    if not line.strip():
-                        continue
-                    try:
-                        rows.append(json.loads(line))
-                    except json.JSONDecodeError as error:
-                        rows.append(_UnreadableRow(number, f"line {number} is not JSON: {error}"))
-            return rows
+                return _json_lines(handle)
         if suffix == ".json":
-            loaded = json.loads(path.read_text(encoding="utf-8"))
+            text = path.read_text(encoding="utf-8")
+            try:
+                loaded = json.loads(text)
+            except json.JSONDecodeError:
+                return _json_lines(text.splitlines())
             if isinstance(loaded, Mapping):
                 loaded = loaded.get("data", loaded.get("items", [loaded]))
             if not isinstance(loaded, list):
                 raise DataLoadError(f"{str(path)!r}: expected a JSON list of objects")
             return loaded
         return list(read_table(path).to_dict(orient="records"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+    except (OSError, UnicodeDecodeError) as error:
         raise DataLoadError(f"cannot read {str(path)!r}: {error}") from error
 
 
-def read_table(path: str | Path) -> pd.DataFrame:
-    """Read a .jsonl/.json/.csv/.parquet file into a DataFrame.
+def read_table(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """Read a .jsonl/.json/.csv/.tsv/.parquet file into a DataFrame.
+
+    In CSV and TSV files only empty cells are missing, so texts such as ``"None"`` or ``"NA"``
+    stay text.
 
     Raises:
         DataLoadError: The file is missing, unreadable, malformed or of an unknown type.
@@ -124,16 +136,23 @@ def read_table(path: str | Path) -> pd.DataFrame:
     path = Path(path)
     suffix = _suffix(path)
     _check_readable(path)
+    if suffix in (".jsonl", ".ndjson", ".json"):
+        records = read_records(path)
+        for position, record in enumerate(records):
+            if isinstance(record, _UnreadableRow):
+                raise DataLoadError(f"cannot read {str(path)!r}: {record.message}")
+            if not isinstance(record, Mapping):
+                raise DataLoadError(
+                    f"cannot read {str(path)!r}: row {position + 1} is a JSON "
+                    f"{type(record).__name__}, not an object with one key per column"
+                )
+        return pd.DataFrame.from_records(records)
     try:
         if suffix == ".parquet":
             return pd.read_parquet(path)
-        if suffix == ".csv":
-            return pd.read_csv(path)
-        if suffix == ".json":
-            return pd.DataFrame(read_records(path))
-        return pd.read_json(path, lines=True, dtype=False)
-    except DataLoadError:
-        raise
+        return pd.read_csv(
+            path, sep="\t" if suffix == ".tsv" else ",", keep_default_na=False, na_values=[""]
+        )
     except Exception as error:  # pandas and pyarrow raise many types for a bad file
         raise DataLoadError(f"cannot read {str(path)!r}: {error}") from error
 

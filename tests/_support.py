@@ -23,14 +23,11 @@ def skip_or_fail(reason: str) -> None:
 
 def benchmarks_dir() -> Path:
     """The human-labelled benchmark files (../shared/benchmarks), or skip/fail without them."""
-    candidates = [
-        os.environ.get("EVALTOOLKIT_BENCHMARKS", ""),
-        str(REPO.parent / "shared" / "benchmarks"),
-        "/work/shared/benchmarks",
-    ]
-    for candidate in candidates:
-        if candidate and (Path(candidate) / "summeval_dev.jsonl").is_file():
-            return Path(candidate)
+    from evaltoolkit.meta import find_benchmarks
+
+    found = find_benchmarks()
+    if found is not None:
+        return found
     skip_or_fail(
         "the human-labelled benchmarks are not here; set EVALTOOLKIT_BENCHMARKS to the folder "
         "holding summeval_dev.jsonl"
