@@ -34,7 +34,9 @@ from .records import EvalResult, ItemResult, ModelCall, ScoreResult, ScoreSummar
 from .runner import arun_evals, run_evals, score_frame
 from .scorers import (
     Scorer,
+    create_answer_similarity_scorer,
     create_scorer,
+    create_summarization_scorer,
     create_textual_difference_scorer,
 )
 
@@ -60,8 +62,10 @@ __all__ = [
     "Usage",
     "__version__",
     "arun_evals",
+    "create_answer_similarity_scorer",
     "create_judge",
     "create_scorer",
+    "create_summarization_scorer",
     "create_textual_difference_scorer",
     "extract_tool_results",
     "run_evals",

@@ -6,7 +6,15 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import ConfigurationError
+from ._answer_similarity import (
+    AnswerSimilarityScorer,
+    SimilarityWeights,
+    create_answer_similarity_scorer,
+)
 from ._base import Scorer
+from ._judged import JudgedScorer
+from ._prompts import PromptSet, PromptTemplate
+from ._summarization import SummarizationScorer, create_summarization_scorer
 from ._textual_difference import (
     TextDifference,
     TextualDifferenceScorer,
@@ -16,15 +24,25 @@ from ._textual_difference import (
 
 __all__ = [
     "SCORER_NAMES",
+    "AnswerSimilarityScorer",
+    "JudgedScorer",
+    "PromptSet",
+    "PromptTemplate",
     "Scorer",
+    "SimilarityWeights",
+    "SummarizationScorer",
     "TextDifference",
     "TextualDifferenceScorer",
     "compare_texts",
+    "create_answer_similarity_scorer",
     "create_scorer",
+    "create_summarization_scorer",
     "create_textual_difference_scorer",
 ]
 
 _FACTORIES: dict[str, Callable[..., Scorer]] = {
+    "summarization": create_summarization_scorer,
+    "answer-similarity": create_answer_similarity_scorer,
     "textual-difference": create_textual_difference_scorer,
 }
 #: The scorer ids :func:`create_scorer` knows.

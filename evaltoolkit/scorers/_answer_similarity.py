@@ -1,0 +1,343 @@
+"""Answer similarity: a judge compares an answer with its ground truth, unit by unit.
+
+1. Extract: the semantic units of the output and of the ground truth.
+2. Analyze: each ground-truth unit is matched ``exact``, ``semantic``, ``partial`` or
+   ``missing``; contradictions and extra information in the output are listed.
+3. Score: exact adds 1 + exact_match_bonus, semantic adds semantic_threshold, partial adds
+   semantic_threshold / 2, missing subtracts missing_penalty; the sum is divided by
+   units x (1 + exact_match_bonus); then contradictions x contradiction_penalty and
+   min(extra x extra_info_penalty, 0.2) are subtracted; the result is clamped to [0, 1] and
+   multiplied by scale. Then a reason.
+
+Without a ground truth the item fails with a clear error, or scores 0 when created with
+``require_ground_truth=False``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import ConfigurationError, InputError
+from ..judge import Judge, create_judge
+from ..messages import input_text, output_text
+from ._answer_similarity_prompts import (
+    ANALYZE_SCHEMA,
+    EXTRACT_SCHEMA,
+    PROMPTS,
+    REASON_SCHEMA,
+)
+from ._base import Scored, ScoringItem, StepTrace, check_scale, merge_options
+from ._judged import JudgedScorer, align_entries, json_text, numbered
+
+__all__ = ["AnswerSimilarityScorer", "SimilarityWeights", "create_answer_similarity_scorer"]
+
+#: The most that extra information can take off the score.
+EXTRA_INFO_CAP = 0.2
+
+_NO_MATCH = "no match was returned for this unit, so it counts as missing"
+
+
+@dataclass(frozen=True, slots=True)
+class SimilarityWeights:
+    """The weights of the answer-similarity formula (see the module docstring)."""
+
+    semantic_threshold: float = 0.8
+    exact_match_bonus: float = 0.2
+    missing_penalty: float = 0.15
+    contradiction_penalty: float = 1.0
+    extra_info_penalty: float = 0.05
+
+    def score(
+        self, match_types: Sequence[str], contradictions: int, extra_info: int
+    ) -> tuple[float, float]:
+        """Return (base similarity, final score before scaling) for the given analysis."""
+        if not match_types:
+            return 0.0, 0.0
+        credit = {
+            "exact": 1 + self.exact_match_bonus,
+            "semantic": self.semantic_threshold,
+            "partial": self.semantic_threshold / 2,
+            "missing": -self.missing_penalty,
+        }
+        base = sum(credit[kind] for kind in match_types) / (
+            len(match_types) * (1 + self.exact_match_bonus)
+        )
+        penalised = (
+            base
+            - contradictions * self.contradiction_penalty
+            - min(extra_info * self.extra_info_penalty, EXTRA_INFO_CAP)
+        )
+        return base, min(1.0, max(0.0, penalised))
+
+
+def align_matches(
+    ground_truth_units: Sequence[str], matches: Sequence[Mapping[str, Any]]
+) -> list[dict[str, Any]]:
+    """One match per ground-truth unit; a unit without one counts as missing."""
+    aligned: list[dict[str, Any]] = []
+    for unit, match in zip(
+        ground_truth_units,
+        align_entries(ground_truth_units, matches, "ground_truth_unit"),
+        strict=True,
+    ):
+        if match is None:
+            aligned.append(
+                {
+                    "ground_truth_unit": unit,
+                    "output_unit": None,
+                    "match_type": "missing",
+                    "explanation": _NO_MATCH,
+                }
+            )
+            continue
+        output_unit = match.get("output_unit")
+        aligned.append(
+            {
+                "ground_truth_unit": unit,
+                "output_unit": None if output_unit is None else str(output_unit),
+                "match_type": str(match.get("match_type", "missing")),
+                "explanation": str(match.get("explanation", "")),
+            }
+        )
+    return aligned
+
+
+def _lines(values: Sequence[Any]) -> str:
+    return "\n".join(f"- {json_text(value)}" for value in values) or "(none)"
+
+
+class AnswerSimilarityScorer(JudgedScorer):
+    """Scores an answer against its ground truth (see the module docstring)."""
+
+    id = "answer-similarity"
+    task = "answer-similarity"
+    description = "semantic-unit match of an answer with its ground truth"
+    default_prompts = PROMPTS
+
+    def __init__(
+        self,
+        *,
+        judge: Judge,
+        require_ground_truth: bool = True,
+        weights: SimilarityWeights = SimilarityWeights(),
+        scale: float = 1.0,
+        prompts: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(judge=judge, prompts=prompts)
+        self.require_ground_truth = bool(require_ground_truth)
+        self.weights = weights
+        self.scale = check_scale(scale)
+
+    def _ground_truth(self, item: ScoringItem) -> str | None:
+        if item.ground_truth is None:
+            return None
+        text = output_text(item.ground_truth, field="ground_truth", item_id=item.item_id)
+        return text if text.strip() else None
+
+    async def _score(self, item: ScoringItem, trace: StepTrace) -> Scored:
+        output = output_text(item.output, field="output", item_id=item.item_id)
+        ground_truth = self._ground_truth(item)
+        if ground_truth is None:
+            if self.require_ground_truth:
+                raise InputError(
+                    "field 'ground_truth' is missing or empty; the answer-similarity scorer "
+                    "compares with one (give ground_truth, or create the scorer with "
+                    "require_ground_truth=False to score such items 0)",
+                    field="ground_truth",
+                    item_id=item.item_id,
+                )
+            return Scored(
+                score=0.0,
+                reason="The score is 0: no ground truth was given to compare the answer with.",
+                details={"ground_truth_units": 0},
+            )
+        question = (
+            None
+            if item.input is None
+            else input_text(item.input, field="input", item_id=item.item_id)
+        )
+        shown_question = question if question is not None else "(not given)"
+
+        units = await self.ask(
+            trace,
+            step="extract",
+            stage="preprocess",
+            schema=EXTRACT_SCHEMA,
+            prompt_values={
+                "question": shown_question,
+                "output": output,
+                "ground_truth": ground_truth,
+            },
+            variables={"output": output, "ground_truth": ground_truth, "question": question},
+        )
+        output_units = [str(unit) for unit in units["output_units"]]
+        truth_units = [str(unit) for unit in units["ground_truth_units"]]
+
+        analysis = await self.ask(
+            trace,
+            step="analyze",
+            stage="analyze",
+            schema=ANALYZE_SCHEMA,
+            prompt_values={
+                "question": shown_question,
+                "ground_truth_units": numbered(truth_units) or "(none)",
+                "output_units": numbered(output_units) or "(none)",
+            },
+            variables={
+                "output_units": output_units,
+                "ground_truth_units": truth_units,
+                "question": question,
+            },
+        )
+        matches = align_matches(truth_units, analysis["matches"])
+        contradictions = [dict(item) for item in analysis["contradictions"]]
+        extra_info = [str(text) for text in analysis["extra_info"]]
+        base, unscaled = self.weights.score(
+            [match["match_type"] for match in matches], len(contradictions), len(extra_info)
+        )
+        score = unscaled * self.scale
+
+        reason_inputs = {
+            "score": score,
+            "matches": matches,
+            "contradictions": contradictions,
+            "extra_info": extra_info,
+        }
+        reason_reply = await self.ask(
+            trace,
+            step="reason",
+            stage="reason",
+            schema=REASON_SCHEMA,
+            prompt_values={
+                "score": f"{score:.3g}",
+                "matches": _lines(matches),
+                "contradictions": _lines(contradictions),
+                "extra_info": _lines(extra_info),
+            },
+            variables=reason_inputs,
+        )
+        counts = dict.fromkeys(("exact", "semantic", "partial", "missing"), 0)
+        for match in matches:
+            counts[match["match_type"]] = counts.get(match["match_type"], 0) + 1
+        return Scored(
+            score=score,
+            reason=str(reason_reply["reason"]),
+            preprocess_step_result={
+                "output_units": output_units,
+                "ground_truth_units": truth_units,
+            },
+            analyze_step_result={
+                "matches": matches,
+                "contradictions": contradictions,
+                "extra_info": extra_info,
+            },
+            details={
+                "base_similarity": base,
+                "ground_truth_units": len(truth_units),
+                **{f"{kind}_matches": count for kind, count in counts.items()},
+                "contradictions": len(contradictions),
+                "extra_info": len(extra_info),
+            },
+        )
+
+
+_OPTION_NAMES = {
+    "requireGroundTruth": "require_ground_truth",
+    "semanticThreshold": "semantic_threshold",
+    "exactMatchBonus": "exact_match_bonus",
+    "missingPenalty": "missing_penalty",
+    "contradictionPenalty": "contradiction_penalty",
+    "extraInfoPenalty": "extra_info_penalty",
+    "scale": "scale",
+    "prompts": "prompts",
+}
+_OPTION_NAMES.update({name: name for name in list(_OPTION_NAMES.values())})
+
+
+def _check_weight(name: str, value: Any, *, at_most_one: bool) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ConfigurationError(f"answer-similarity: {name} must be a number, got {value!r}")
+    if value < 0 or (at_most_one and value > 1):
+        bounds = "between 0 and 1" if at_most_one else "at least 0"
+        raise ConfigurationError(f"answer-similarity: {name} must be {bounds}, got {value!r}")
+    return float(value)
+
+
+def create_answer_similarity_scorer(
+    model: str | Judge | None = None,
+    *,
+    require_ground_truth: bool = True,
+    semantic_threshold: float = 0.8,
+    exact_match_bonus: float = 0.2,
+    missing_penalty: float = 0.15,
+    contradiction_penalty: float = 1.0,
+    extra_info_penalty: float = 0.05,
+    scale: float = 1.0,
+    prompts: Mapping[str, str] | None = None,
+    options: Mapping[str, Any] | None = None,
+    **judge_options: Any,
+) -> AnswerSimilarityScorer:
+    """Create the answer-similarity scorer (id ``"answer-similarity"``).
+
+    Args:
+        model: A litellm model string, or None / ``"offline"`` for the built-in judge.
+        require_ground_truth: Fail items without a ground truth (else they score 0).
+        semantic_threshold: Credit of a semantic match relative to an exact one (0-1).
+        exact_match_bonus: Extra credit of an exact match (0-1).
+        missing_penalty: Subtracted per missing ground-truth unit.
+        contradiction_penalty: Subtracted per contradiction (1 sends a wrong answer to 0).
+        extra_info_penalty: Subtracted per unit of extra information, at most 0.2 in all.
+        scale: Multiplier of the final score.
+        prompts: Replacement templates by name (``extract``, ``analyze``, ``reason``,
+            ``system``).
+        options: Reference-style options (``requireGroundTruth``, ``semanticThreshold``, ...);
+            its entries win over the keyword arguments.
+        **judge_options: Passed to the judge (``api_base``, ``api_key``, ``temperature``,
+            ``seed``, ``timeout``, ``max_retries``, ``concurrency``, ``cache``, ...).
+
+    Raises:
+        ConfigurationError: A weight out of range, an unknown option, or a bad prompt.
+
+    Example:
+        >>> scorer = create_answer_similarity_scorer()
+        >>> scorer.run(input="What is 2+2?", output="four", ground_truth="4").score
+        1.0
+    """
+    merged = merge_options(
+        {
+            "require_ground_truth": require_ground_truth,
+            "semantic_threshold": semantic_threshold,
+            "exact_match_bonus": exact_match_bonus,
+            "missing_penalty": missing_penalty,
+            "contradiction_penalty": contradiction_penalty,
+            "extra_info_penalty": extra_info_penalty,
+            "scale": scale,
+            "prompts": prompts,
+        },
+        options,
+        _OPTION_NAMES,
+        scorer="answer-similarity",
+    )
+    weights = SimilarityWeights(
+        semantic_threshold=_check_weight(
+            "semantic_threshold", merged.pop("semantic_threshold"), at_most_one=True
+        ),
+        exact_match_bonus=_check_weight(
+            "exact_match_bonus", merged.pop("exact_match_bonus"), at_most_one=True
+        ),
+        missing_penalty=_check_weight(
+            "missing_penalty", merged.pop("missing_penalty"), at_most_one=False
+        ),
+        contradiction_penalty=_check_weight(
+            "contradiction_penalty", merged.pop("contradiction_penalty"), at_most_one=False
+        ),
+        extra_info_penalty=_check_weight(
+            "extra_info_penalty", merged.pop("extra_info_penalty"), at_most_one=False
+        ),
+    )
+    return AnswerSimilarityScorer(
+        judge=create_judge(model, **judge_options), weights=weights, **merged
+    )

@@ -1,0 +1,135 @@
+"""The summarization scorer's prompt templates and reply schemas.
+
+Override any template with ``create_summarization_scorer(prompts={name: text})``; each must
+keep its placeholders (``{{source}}``, ...). The coverage template has no ``{{source}}``
+placeholder on purpose: the coverage call must never see the source.
+"""
+
+from __future__ import annotations
+
+from ._prompts import PromptTemplate, json_object
+
+__all__ = ["COVERAGE_SCHEMA", "PROMPTS", "REASON_SCHEMA", "SOURCE_JUDGEMENT_SCHEMA"]
+
+SYSTEM = """\
+You are a careful, literal evaluator of summaries. Judge only from the texts you are given, \
+never from outside knowledge, and answer with one JSON object matching the requested schema."""
+
+SOURCE_JUDGEMENT = """\
+Judge a SUMMARY against the SOURCE text it summarises.
+
+1. Split the SUMMARY into atomic claims: short statements that each carry one fact. Cover \
+every fact the summary states, and add no claim it does not make.
+2. For each claim, decide whether the SOURCE supports it. A claim is supported only when the \
+source states it or it follows directly from what the source states. A claim whose number, \
+date, name or negation differs from the source, or that adds a detail the source does not \
+give, is not supported. Give a one-sentence reason that quotes the source evidence, or says \
+what is missing or different.
+3. Write at most {{max_questions}} closed questions about the most important facts of the \
+SOURCE (not of the summary), most important first. The source must answer each one "yes". \
+Each question must name the fact it asks about, so that someone holding only the summary can \
+tell whether the summary states it.
+
+Reply with JSON of this shape:
+{"claims": [{"claim": "...", "supported": true, "reason": "..."}], "questions": ["..."]}
+
+SOURCE:
+{{source}}
+
+SUMMARY:
+{{summary}}"""
+
+COVERAGE = """\
+Below are a SUMMARY and numbered yes/no QUESTIONS. Using ONLY the summary (you do not have \
+any other text, and must not assume one), decide for each question whether the summary \
+answers it "yes": the summary must state the fact the question asks about. When the summary \
+does not mention it, or states something different, the question is not answered.
+
+Reply with one verdict per question, in the same order, repeating each question exactly:
+{"verdicts": [{"question": "...", "answered": true, "reason": "..."}]}
+
+SUMMARY:
+{{summary}}
+
+QUESTIONS:
+{{questions}}"""
+
+REASON = """\
+Explain a summary's score to a researcher in two to four sentences.
+
+The score is the lower of two axes: alignment, the share of the summary's claims that the \
+source supports, and coverage, the share of questions about the source that the summary \
+answers. Score: {{score}}. Alignment: {{alignment_score}}. Coverage: {{coverage_score}}. \
+Deciding axis: {{decided_by}}.
+
+Name the axis that decided the score, cite the unsupported claims or unanswered questions \
+behind it, and state both axis scores.
+
+CLAIMS (supported or not):
+{{claims}}
+
+QUESTIONS (answered by the summary or not):
+{{coverage}}
+
+Reply with JSON: {"reason": "..."}"""
+
+PROMPTS = {
+    template.name: template
+    for template in (
+        PromptTemplate("system", SYSTEM, frozenset(), "system message of every call"),
+        PromptTemplate(
+            "source_judgement",
+            SOURCE_JUDGEMENT,
+            frozenset({"source", "summary", "max_questions"}),
+            "step 1, sees source and summary: claim verdicts and questions from the source",
+        ),
+        PromptTemplate(
+            "coverage",
+            COVERAGE,
+            frozenset({"summary", "questions"}),
+            "step 2, never sees the source: each question answered from the summary alone",
+        ),
+        PromptTemplate(
+            "reason",
+            REASON,
+            frozenset(
+                {"score", "alignment_score", "coverage_score", "decided_by", "claims", "coverage"}
+            ),
+            "step 3: the explanation naming the deciding axis",
+        ),
+    )
+}
+
+
+SOURCE_JUDGEMENT_SCHEMA = json_object(
+    {
+        "claims": {
+            "type": "array",
+            "items": json_object(
+                {
+                    "claim": {"type": "string"},
+                    "supported": {"type": "boolean"},
+                    "reason": {"type": "string"},
+                }
+            ),
+        },
+        "questions": {"type": "array", "items": {"type": "string"}},
+    }
+)
+
+COVERAGE_SCHEMA = json_object(
+    {
+        "verdicts": {
+            "type": "array",
+            "items": json_object(
+                {
+                    "question": {"type": "string"},
+                    "answered": {"type": "boolean"},
+                    "reason": {"type": "string"},
+                }
+            ),
+        }
+    }
+)
+
+REASON_SCHEMA = json_object({"reason": {"type": "string"}})

@@ -1,0 +1,245 @@
+"""The answer-similarity scorer over scripted judge replies through the loopback server."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from judge_script import prompt_text, requests_for, script_steps
+from loopback_server import LoopbackServer
+
+from evaltoolkit import ConfigurationError, create_answer_similarity_scorer
+
+QUESTION = "What are the primary colors?"
+ANSWER = "Red, blue and a sort of yellow; also green."
+TRUTH = "The primary colors are red, blue, and yellow"
+
+
+def match(unit: str, kind: str, output_unit: str | None = "x") -> dict[str, Any]:
+    return {
+        "ground_truth_unit": unit,
+        "output_unit": None if kind == "missing" else output_unit,
+        "match_type": kind,
+        "explanation": f"{kind} match",
+    }
+
+
+def contradiction(text: str) -> dict[str, str]:
+    return {"output_unit": text, "ground_truth_unit": "red", "explanation": "differs"}
+
+
+def analysis(
+    matches: list[dict[str, Any]],
+    contradictions: list[dict[str, str]] | None = None,
+    extra: list[str] | None = None,
+) -> dict[str, Any]:
+    return {"matches": matches, "contradictions": contradictions or [], "extra_info": extra or []}
+
+
+@pytest.fixture
+def scorer_for(loopback_server: LoopbackServer) -> Callable[..., Any]:
+    def build(**options: Any) -> Any:
+        return create_answer_similarity_scorer(
+            "openai/loopback",
+            api_base=loopback_server.url,
+            api_key="sk-test",
+            cache=False,
+            backoff_base=0.01,
+            **options,
+        )
+
+    return build
+
+
+def run_scripted(
+    server: LoopbackServer,
+    scorer: Any,
+    units: list[str],
+    analyzed: dict[str, Any],
+    **item: Any,
+) -> Any:
+    script_steps(
+        server,
+        {
+            "extract": {
+                "output_units": ["red", "blue", "yellow-ish", "green"],
+                "ground_truth_units": units,
+            },
+            "analyze": analyzed,
+            "reason": {"reason": "Scripted reason."},
+        },
+    )
+    fields = {"input": QUESTION, "output": ANSWER, "ground_truth": TRUTH, **item}
+    return scorer.run(**fields)
+
+
+def test_exact_match_scores_one(
+    loopback_server: LoopbackServer, scorer_for: Callable[..., Any]
+) -> None:
+    result = run_scripted(loopback_server, scorer_for(), ["red"], analysis([match("red", "exact")]))
+    assert result.error is None
+    assert result.score == 1.0
+    assert result.reason == "Scripted reason."
+    assert result.details["exact_matches"] == 1
+
+
+def test_every_match_type_in_the_formula(
+    loopback_server: LoopbackServer, scorer_for: Callable[..., Any]
+) -> None:
+    units = ["red", "blue", "yellow", "the primary colors"]
+    matches = [
+        match("red", "exact"),
+        match("blue", "semantic"),
+        match("yellow", "partial"),
+        match("the primary colors", "missing"),
+    ]
+    result = run_scripted(loopback_server, scorer_for(), units, analysis(matches, extra=["green"]))
+    expected = (1.2 + 0.8 + 0.4 - 0.15) / (4 * 1.2) - 0.05
+    assert result.score == pytest.approx(expected)
+    assert result.details["base_similarity"] == pytest.approx((1.2 + 0.8 + 0.4 - 0.15) / 4.8)
+    assert (result.details["semantic_matches"], result.details["missing_matches"]) == (1, 1)
+    assert result.details["extra_info"] == 1
+
+
+def test_custom_weights_and_reference_options(
+    loopback_server: LoopbackServer, scorer_for: Callable[..., Any]
+) -> None:
+    scorer = scorer_for(
+        options={
+            "semanticThreshold": 0.5,
+            "exactMatchBonus": 0.0,
+            "missingPenalty": 0.5,
+            "scale": 10,
+        }
+    )
+    matches = [match("red", "semantic"), match("blue", "partial"), match("yellow", "missing")]
+    result = run_scripted(loopback_server, scorer, ["red", "blue", "yellow"], analysis(matches))
+    assert result.score == pytest.approx(10 * (0.5 + 0.25 - 0.5) / 3)
+
+
+def test_a_contradiction_sends_the_score_to_zero(
+    loopback_server: LoopbackServer, scorer_for: Callable[..., Any]
+) -> None:
+    result = run_scripted(
+        loopback_server,
+        scorer_for(),
+        ["red"],
+        analysis([match("red", "exact")], contradictions=[contradiction("purple")]),
+    )
+    assert result.score == 0.0
+    assert result.details["contradictions"] == 1
+    softer = run_scripted(
+        loopback_server,
+        scorer_for(contradiction_penalty=0.3),
+        ["red"],
+        analysis([match("red", "exact")], contradictions=[contradiction("purple")]),
+    )
+    assert softer.score == pytest.approx(0.7)
+
+
+def test_extra_information_penalty_is_capped(
+    loopback_server: LoopbackServer, scorer_for: Callable[..., Any]
+) -> None:
+    two = run_scripted(
+        loopback_server, scorer_for(), ["red"], analysis([match("red", "exact")], extra=["a", "b"])
+    )
+    assert two.score == pytest.approx(0.9)
+    many = run_scripted(
+        loopback_server,
+        scorer_for(),
+        ["red"],
+        analysis([match("red", "exact")], extra=list("abcdefgh")),
+    )
+    assert many.score == pytest.approx(0.8)
+
+
+def test_all_missing_clamps_at_zero(
+    loopback_server: LoopbackServer, scorer_for: Callable[..., Any]
+) -> None:
+    result = run_scripted(
+        loopback_server,
+        scorer_for(),
+        ["red", "blue"],
+        analysis([match("red", "missing"), match("blue", "missing")]),
+    )
+    assert result.score == 0.0
+
+
+def test_units_without_a_match_are_missing_and_extra_matches_dropped(
+    loopback_server: LoopbackServer, scorer_for: Callable[..., Any]
+) -> None:
+    matches = [
+        match("Blue!", "exact"),  # reworded and out of order: matched by text
+        match("red", "exact"),
+        match("an invented unit", "exact"),
+        match("another invented unit", "exact"),
+    ]
+    result = run_scripted(
+        loopback_server, scorer_for(), ["red", "blue", "yellow"], analysis(matches)
+    )
+    aligned = result.analyze_step_result["matches"]
+    assert [m["ground_truth_unit"] for m in aligned] == ["red", "blue", "yellow"]
+    assert [m["match_type"] for m in aligned] == ["exact", "exact", "missing"]
+    assert result.score == pytest.approx((1.2 + 1.2 - 0.15) / 3.6)
+
+
+def test_result_carries_the_three_prompts(
+    loopback_server: LoopbackServer, scorer_for: Callable[..., Any]
+) -> None:
+    result = run_scripted(loopback_server, scorer_for(), ["red"], analysis([match("red", "exact")]))
+    assert result.preprocess_prompt is not None
+    assert TRUTH in result.preprocess_prompt
+    assert ANSWER in result.preprocess_prompt
+    assert result.analyze_prompt is not None
+    assert "1. red" in result.analyze_prompt
+    assert result.generate_reason_prompt is not None
+    assert "Score: 1" in result.generate_reason_prompt
+    assert result.preprocess_step_result == {
+        "output_units": ["red", "blue", "yellow-ish", "green"],
+        "ground_truth_units": ["red"],
+    }
+    extract_request = requests_for(loopback_server, "extract")[0]
+    assert QUESTION in prompt_text(extract_request)
+
+
+def test_missing_ground_truth(
+    loopback_server: LoopbackServer, scorer_for: Callable[..., Any]
+) -> None:
+    failed = scorer_for().run(input=QUESTION, output=ANSWER, item_id="qa-9")
+    assert math.isnan(failed.score)
+    assert failed.error is not None
+    assert failed.error.step == "input"
+    assert "item 'qa-9': field 'ground_truth' is missing" in failed.error.message
+    lenient = scorer_for(require_ground_truth=False).run(input=QUESTION, output=ANSWER)
+    assert lenient.score == 0.0
+    assert lenient.error is None
+    assert "no ground truth" in (lenient.reason or "")
+    assert loopback_server.requests_total == 0
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("semantic_threshold", 1.5),
+        ("exact_match_bonus", -0.1),
+        ("missing_penalty", "x"),
+        ("contradiction_penalty", float("inf")),
+        ("scale", 0),
+    ],
+)
+def test_bad_weights_are_rejected(option: str, value: Any) -> None:
+    with pytest.raises(ConfigurationError, match=option):
+        create_answer_similarity_scorer(**{option: value})
+
+
+def test_prompt_overrides(loopback_server: LoopbackServer, scorer_for: Callable[..., Any]) -> None:
+    with pytest.raises(ConfigurationError, match="unknown prompt"):
+        create_answer_similarity_scorer(prompts={"extraction": "{{output}}"})
+    with pytest.raises(ConfigurationError, match="missing the placeholder"):
+        create_answer_similarity_scorer(prompts={"extract": "{{output}} only"})
+    custom = "UNITS PLEASE {{question}} / {{output}} / {{ground_truth}}"
+    scorer = scorer_for(prompts={"extract": custom})
+    run_scripted(loopback_server, scorer, ["red"], analysis([match("red", "exact")]))
+    assert "UNITS PLEASE" in prompt_text(requests_for(loopback_server, "extract")[0])

@@ -1,0 +1,351 @@
+"""The summarization scorer over scripted judge replies through the loopback server."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from judge_script import prompt_text, requests_for, script_steps
+from loopback_server import LoopbackServer, invalid_json
+
+from evaltoolkit import ConfigurationError, create_summarization_scorer, extract_tool_results
+
+SOURCE = (
+    "The Zephyr observatory opened in 2011 on Mount Arlo. It houses a 4-metre telescope. "
+    "Its first director was Dr. Ines Vardi."
+)
+SUMMARY = "The Zephyr observatory opened in 2011 and has a 4-metre telescope."
+QUESTIONS = [
+    "Does the text say the observatory opened in 2011?",
+    "Does the text say it is on Mount Arlo?",
+    "Does the text say it houses a 4-metre telescope?",
+    "Does the text say its first director was Dr. Ines Vardi?",
+]
+
+
+def claims(*supported: bool) -> list[dict[str, Any]]:
+    return [
+        {"claim": f"claim {i}", "supported": flag, "reason": f"why {i}"}
+        for i, flag in enumerate(supported)
+    ]
+
+
+def verdicts(*answered: bool, questions: list[str] = QUESTIONS) -> list[dict[str, Any]]:
+    return [
+        {"question": q, "answered": flag, "reason": "from the summary"}
+        for q, flag in zip(questions, answered, strict=False)
+    ]
+
+
+@pytest.fixture
+def scorer_for(loopback_server: LoopbackServer) -> Callable[..., Any]:
+    def build(**options: Any) -> Any:
+        return create_summarization_scorer(
+            "openai/loopback",
+            api_base=loopback_server.url,
+            api_key="sk-test",
+            cache=False,
+            backoff_base=0.01,
+            **options,
+        )
+
+    return build
+
+
+def test_three_calls_and_the_lower_axis_decides(
+    loopback_server: LoopbackServer, scorer_for: Callable[..., Any]
+) -> None:
+    script_steps(
+        loopback_server,
+        {
+            "source_judgement": {"claims": claims(True, True, True, False), "questions": QUESTIONS},
+            "coverage": {"verdicts": verdicts(True, False, True, True)},
+            "reason": {"reason": "Alignment decided it."},
+        },
+    )
+    result = scorer_for().run(input=SOURCE, output=SUMMARY)
+    assert result.error is None
+    assert result.score == 0.75
+    assert result.details["alignment_score"] == 0.75
+    assert result.details["coverage_score"] == 0.75
+    assert result.details["decided_by"] == "tie"
+    assert result.reason == "Alignment decided it."
+    assert [call.step for call in result.calls] == ["source_judgement", "coverage", "reason"]
+    assert loopback_server.requests_total == 3
+    assert result.preprocess_step_result is not None
+    assert result.preprocess_step_result["questions"] == QUESTIONS
+    assert len(result.preprocess_step_result["alignment"]) == 4
+    assert result.analyze_step_result is not None
+    assert [v["answered"] for v in result.analyze_step_result["coverage"]] == [
+        True,
+        False,
+        True,
+        True,
+    ]
+    record = result.to_record()
+    assert (record["claims"], record["unsupported_claims"]) == (4, 1)
+    assert (record["questions"], record["unanswered_questions"]) == (4, 1)
+
+
+@pytest.mark.parametrize(
+    ("supported", "answered", "score", "decided_by"),
+    [
+        ((True, False), (True, True, True, True), 0.5, "alignment"),
+        ((True, True, True), (True, False, False, False), 0.25, "coverage"),
+        ((True, True), (True, True, True, True), 1.0, "tie"),
+    ],
+)
+def test_formula_branches(
+    loopback_server: LoopbackServer,
+    scorer_for: Callable[..., Any],
+    supported: tuple[bool, ...],
+    answered: tuple[bool, ...],
+    score: float,
+    decided_by: str,
+) -> None:
+    script_steps(
+        loopback_server,
+        {
+            "source_judgement": {"claims": claims(*supported), "questions": QUESTIONS},
+            "coverage": {"verdicts": verdicts(*answered)},
+        },
+    )
+    result = scorer_for(reason="template", scale=10).run(input=SOURCE, output=SUMMARY)
+    assert result.score == pytest.approx(score * 10)
+    assert result.details["decided_by"] == decided_by
+    assert loopback_server.requests_total == 2  # the template reason makes no call
+    assert result.reason is not None
+    if decided_by != "tie":
+        assert f"decided by {decided_by}" in result.reason
+    assert "alignment" in result.reason.lower()
+    assert "coverage" in result.reason.lower()
+
+
+def test_coverage_request_never_contains_the_source(
+    loopback_server: LoopbackServer, scorer_for: Callable[..., Any]
+) -> None:
+    script_steps(
+        loopback_server,
+        {
+            "source_judgement": {"claims": claims(True), "questions": QUESTIONS[:2]},
+            "coverage": {"verdicts": verdicts(True, True)},
+            "reason": {"reason": "ok"},
+        },
+    )
+    scorer_for().run(input=SOURCE, output=SUMMARY)
+    (coverage_request,) = requests_for(loopback_server, "coverage")
+    text = prompt_text(coverage_request)
+    assert SUMMARY in text
+    for sentence in SOURCE.split(". "):
+        assert sentence.rstrip(".") not in text
+    assert "Mount Arlo. It houses" not in text
+    (judgement_request,) = requests_for(loopback_server, "source_judgement")
+    assert SOURCE in prompt_text(judgement_request)
+
+
+def test_no_claims_scores_zero(
+    loopback_server: LoopbackServer, scorer_for: Callable[..., Any]
+) -> None:
+    script_steps(
+        loopback_server,
+        {
+            "source_judgement": {"claims": [], "questions": QUESTIONS},
+            "coverage": {"verdicts": verdicts(True, True, True, True)},
+        },
+    )
+    result = scorer_for(reason="template").run(input=SOURCE, output="")
+    assert result.score == 0
+    assert result.details["alignment_score"] == 0
+    assert result.details["coverage_score"] == 1.0
+    assert result.error is None
+
+
+def test_no_questions_scores_zero_without_a_coverage_call(
+    loopback_server: LoopbackServer, scorer_for: Callable[..., Any]
+) -> None:
+    script_steps(
+        loopback_server, {"source_judgement": {"claims": claims(True, True), "questions": []}}
+    )
+    result = scorer_for(reason="template").run(input=SOURCE, output=SUMMARY)
+    assert result.score == 0
+    assert result.details["coverage_score"] == 0
+    assert requests_for(loopback_server, "coverage") == []
+
+
+def test_only_the_first_max_questions_count(
+    loopback_server: LoopbackServer, scorer_for: Callable[..., Any]
+) -> None:
+    script_steps(
+        loopback_server,
+        {
+            "source_judgement": {"claims": claims(True), "questions": QUESTIONS},
+            "coverage": {"verdicts": verdicts(True, False, False, False)},
+        },
+    )
+    result = scorer_for(reason="template", max_questions=2).run(input=SOURCE, output=SUMMARY)
+    assert result.details["questions"] == 2
+    assert result.details["coverage_score"] == 0.5
+    (judgement_request,) = requests_for(loopback_server, "source_judgement")
+    assert "at most 2 closed questions" in prompt_text(judgement_request)
+    (coverage_request,) = requests_for(loopback_server, "coverage")
+    assert QUESTIONS[1] in prompt_text(coverage_request)
+    assert QUESTIONS[2] not in prompt_text(coverage_request)
+
+
+def test_missing_verdicts_count_as_unanswered_and_extras_are_dropped(
+    loopback_server: LoopbackServer, scorer_for: Callable[..., Any]
+) -> None:
+    reordered = [
+        {"question": QUESTIONS[2], "answered": True, "reason": "r"},
+        {"question": QUESTIONS[0], "answered": True, "reason": "r"},
+        {"question": "An extra question nobody asked?", "answered": True, "reason": "r"},
+        {"question": "Yet another one?", "answered": True, "reason": "r"},
+        {"question": "And one more?", "answered": True, "reason": "r"},
+    ]
+    script_steps(
+        loopback_server,
+        {
+            "source_judgement": {"claims": claims(True), "questions": QUESTIONS},
+            "coverage": {"verdicts": reordered},
+        },
+    )
+    result = scorer_for(reason="template").run(input=SOURCE, output=SUMMARY)
+    assert result.analyze_step_result is not None
+    coverage = result.analyze_step_result["coverage"]
+    assert [v["question"] for v in coverage] == QUESTIONS
+    assert [v["answered"] for v in coverage] == [True, False, True, False]
+    assert "no verdict" in coverage[1]["reason"]
+    assert result.details["coverage_score"] == 0.5
+
+
+@pytest.mark.parametrize("max_questions", [0, -3, 2.5, True, "10"])
+def test_bad_max_questions_is_rejected_at_creation(max_questions: Any) -> None:
+    with pytest.raises(ConfigurationError, match="max_questions"):
+        create_summarization_scorer(max_questions=max_questions)
+
+
+def test_source_option_and_extractor_precedence(
+    loopback_server: LoopbackServer, scorer_for: Callable[..., Any]
+) -> None:
+    script_steps(
+        loopback_server,
+        {
+            "source_judgement": {"claims": claims(True), "questions": QUESTIONS[:1]},
+            "coverage": {"verdicts": verdicts(True)},
+        },
+    )
+    output = [
+        {
+            "role": "assistant",
+            "tool_calls": [{"id": "1", "function": {"name": "fetch_document", "arguments": "{}"}}],
+        },
+        {"role": "tool", "tool_call_id": "1", "content": "TOOL DOCUMENT about the observatory."},
+        {"role": "assistant", "content": SUMMARY},
+    ]
+
+    def from_tool(item_input: Any, item_output: Any) -> str:
+        return "\n\n".join(
+            str(r.result)
+            for r in extract_tool_results(item_output)
+            if r.tool_name == "fetch_document"
+        )
+
+    scorer_for(reason="template", source="FIXED SOURCE text.").run(input=SOURCE, output=SUMMARY)
+    scorer_for(reason="template", source="FIXED SOURCE text.", source_extractor=from_tool).run(
+        input={"inputMessages": [{"role": "user", "content": "Summarise the fetched page."}]},
+        output=output,
+    )
+    first, second = requests_for(loopback_server, "source_judgement")
+    assert "FIXED SOURCE text." in prompt_text(first)
+    assert SOURCE not in prompt_text(first)
+    assert "TOOL DOCUMENT about the observatory." in prompt_text(second)
+    assert "FIXED SOURCE" not in prompt_text(second)
+    assert SUMMARY in prompt_text(second)
+
+
+def test_reference_options_are_accepted(
+    loopback_server: LoopbackServer, scorer_for: Callable[..., Any]
+) -> None:
+    script_steps(
+        loopback_server,
+        {
+            "source_judgement": {"claims": claims(True), "questions": QUESTIONS},
+            "coverage": {"verdicts": verdicts(True, True, True, True)},
+        },
+    )
+    scorer = scorer_for(
+        reason="template", options={"maxQuestions": 3, "scale": 5, "source": "Option source."}
+    )
+    assert scorer.max_questions == 3
+    result = scorer.run(input=SOURCE, output=SUMMARY)
+    assert result.score == 5.0
+    assert "Option source." in prompt_text(requests_for(loopback_server, "source_judgement")[0])
+
+
+def test_a_reply_that_never_validates_fails_its_step_with_nan(
+    loopback_server: LoopbackServer, scorer_for: Callable[..., Any]
+) -> None:
+    script_steps(
+        loopback_server,
+        {
+            "source_judgement": {"claims": claims(True), "questions": QUESTIONS},
+            "coverage": lambda body: invalid_json('{"verdicts": [oops'),
+        },
+    )
+    result = scorer_for(reason="template", max_repairs=1).run(input=SOURCE, output=SUMMARY)
+    assert math.isnan(result.score)
+    assert result.error is not None
+    assert result.error.step == "coverage"
+    assert result.error.raw_reply == '{"verdicts": [oops'
+    assert result.error.attempts == 2
+    assert [call.step for call in result.calls] == ["source_judgement", "coverage"]
+    assert result.to_record()["error_step"] == "coverage"
+
+
+def test_prompt_overrides_are_checked_and_used(
+    loopback_server: LoopbackServer, scorer_for: Callable[..., Any]
+) -> None:
+    with pytest.raises(ConfigurationError, match="unknown prompt 'coverge'"):
+        create_summarization_scorer(prompts={"coverge": "x"})
+    with pytest.raises(ConfigurationError, match=r"missing the placeholder \{\{questions\}\}"):
+        create_summarization_scorer(prompts={"coverage": "Only {{summary}} here."})
+    with pytest.raises(ConfigurationError, match=r"unknown placeholder \{\{source\}\}"):
+        create_summarization_scorer(
+            prompts={"coverage": "{{summary}} {{questions}} and {{source}}"}
+        )
+    script_steps(
+        loopback_server,
+        {
+            "source_judgement": {"claims": claims(True), "questions": QUESTIONS[:1]},
+            "coverage": {"verdicts": verdicts(True)},
+        },
+    )
+    custom = "CUSTOM COVERAGE.\nSummary: {{summary}}\nQuestions:\n{{questions}}"
+    scorer = scorer_for(reason="template", prompts={"coverage": custom})
+    assert scorer.prompts["coverage"] == custom
+    assert set(scorer.prompts) == {"system", "source_judgement", "coverage", "reason"}
+    scorer.run(input=SOURCE, output=SUMMARY)
+    assert "CUSTOM COVERAGE." in prompt_text(requests_for(loopback_server, "coverage")[0])
+    tuned = scorer.with_prompts({"reason": scorer.prompts["reason"] + "\nBe brief."})
+    assert tuned.prompts.changed.keys() == {"coverage", "reason"}
+    assert scorer.prompts.changed.keys() == {"coverage"}
+
+
+def test_bad_inputs_name_the_field(scorer_for: Callable[..., Any]) -> None:
+    scorer = scorer_for(reason="template")
+    missing = scorer.run(input=SOURCE, output=None, item_id="s-1")
+    assert missing.error is not None
+    assert "item 's-1': field 'output'" in missing.error.message
+    empty_source = scorer.run(input="   ", output=SUMMARY, item_id="s-2")
+    assert empty_source.error is not None
+    assert "source" in empty_source.error.message
+
+    def broken(item_input: Any, item_output: Any) -> str:
+        raise KeyError("document")
+
+    failed = create_summarization_scorer(source_extractor=broken).run(input=SOURCE, output=SUMMARY)
+    assert failed.error is not None
+    assert "source_extractor raised KeyError" in failed.error.message
+    assert math.isnan(failed.score)
