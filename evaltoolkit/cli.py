@@ -130,6 +130,71 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _print_agreement(evaluation: Any) -> None:
+    table = evaluation.agreement
+    print(
+        f"agreement with {evaluation.label!r} ({evaluation.task}, judge "
+        f"{evaluation.result.results(evaluation.result.scorer_ids[0])[0].judge_model or 'none'}):"
+    )
+    for (score, level), rows in table.groupby(["score", "level"], sort=False):
+        used = int(rows["n"].iloc[0])
+        groups = rows["groups"].iloc[0]
+        scope = (
+            f"per {evaluation.group} ({int(groups)} groups)" if level == "per_group" else "pooled"
+        )
+        print(f"  {score} [{scope}, n={used}, skipped={int(rows['skipped'].iloc[0])}]")
+        for row in rows.itertuples():
+            at = "" if row.threshold != row.threshold else f" @ {row.threshold:.3g}"
+            print(
+                f"    {row.metric + at:<22} {row.value: .3f}  "
+                f"[{row.ci_low: .3f}, {row.ci_high: .3f}]"
+            )
+
+
+def _meta_eval(args: argparse.Namespace) -> int:
+    from .meta import meta_evaluate
+
+    options = _judge_options(args)
+    evaluation = meta_evaluate(
+        args.file,
+        task=args.task,
+        label=args.label,
+        group=args.group,
+        source_col=args.source_col,
+        summary_col=args.summary_col,
+        question_col=args.question_col,
+        answer_col=args.answer_col,
+        reference_col=args.reference_col,
+        limit=args.limit,
+        threshold=args.threshold,
+        n_bootstrap=args.bootstrap,
+        concurrency=args.concurrency,
+        progress=not args.no_progress,
+        **options,
+    )
+    failed = sum(s.failed for s in evaluation.result.results(evaluation.result.scorer_ids[0]))
+    print(f"{args.file}: {len(evaluation.scores)} labelled items scored, {failed} failed")
+    _print_agreement(evaluation)
+    if args.out:
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        if out.suffix.lower() == ".parquet":
+            evaluation.agreement.to_parquet(out, index=False)
+        else:
+            evaluation.agreement.to_csv(out, index=False)
+        print(f"wrote {out}")
+    if args.plot:
+        from .plots import score_vs_label
+
+        figure = score_vs_label(
+            evaluation.scores, evaluation.score_columns, evaluation.label, group=evaluation.group
+        )
+        Path(args.plot).parent.mkdir(parents=True, exist_ok=True)
+        figure.savefig(args.plot, dpi=120, bbox_inches="tight")
+        print(f"wrote {args.plot}")
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="evaltoolkit",
@@ -162,6 +227,35 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--limit", type=int, default=None, help="score only the first N items")
     _add_judge_arguments(run)
     run.set_defaults(handler=_run)
+
+    meta = commands.add_parser(
+        "meta-eval", help="score a human-labelled file and report agreement with the labels"
+    )
+    meta.add_argument("file", type=Path, help="a .jsonl, .csv or .parquet file with labels")
+    meta.add_argument(
+        "--task",
+        required=True,
+        choices=("summarization", "answer-similarity", "textual-difference"),
+        help="which scorer to evaluate",
+    )
+    meta.add_argument("--label", required=True, help="column of the human label")
+    meta.add_argument("--group", default=None, help="column grouping items (default: doc_id)")
+    meta.add_argument("--source-col", default=None, help="summarization source (source)")
+    meta.add_argument("--summary-col", default=None, help="summarization summary (summary)")
+    meta.add_argument("--question-col", default=None, help="question column (question)")
+    meta.add_argument("--answer-col", default=None, help="answer column (candidate, sentence1)")
+    meta.add_argument(
+        "--reference-col", default=None, help="reference column (golden_answers, sentence2)"
+    )
+    meta.add_argument("--limit", type=int, default=None, help="use only the first N rows")
+    meta.add_argument(
+        "--threshold", type=float, default=None, help="score threshold for boolean labels"
+    )
+    meta.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples")
+    meta.add_argument("--out", default=None, help="write the agreement table (.csv, .parquet)")
+    meta.add_argument("--plot", default=None, help="save a figure of scores against labels")
+    _add_judge_arguments(meta)
+    meta.set_defaults(handler=_meta_eval)
     return parser
 
 

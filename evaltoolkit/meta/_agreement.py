@@ -529,7 +529,8 @@ def agreement(
         metrics; NaN otherwise).
 
     Raises:
-        MetaInputError: A named column is missing or not numeric, or an option is out of range.
+        ConfigurationError: A named column is missing or not numeric, or an option is out of
+            range.
 
     Example:
         >>> import pandas as pd

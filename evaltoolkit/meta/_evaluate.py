@@ -1,0 +1,266 @@
+"""Score a human-labelled file with a judge and measure the agreement: ``meta_evaluate``.
+
+One function serves the command line (``evaltoolkit meta-eval``) and notebooks. The file can
+be any JSON Lines, CSV or Parquet file with the right columns; the defaults fit the layouts in
+the shared benchmarks. Judge calls go through the judge cache, so running the same
+meta-evaluation twice costs nothing the second time.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from .._datasets import read_table
+from ..errors import ConfigurationError
+from ..records import EvalResult
+from ..runner import run_evals
+from ..scorers import (
+    Scorer,
+    create_answer_similarity_scorer,
+    create_summarization_scorer,
+    create_textual_difference_scorer,
+)
+from ._agreement import agreement
+from ._loaders import _as_answer_list
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["ANSWER_THRESHOLD", "MetaEvaluation", "Task", "meta_evaluate"]
+
+Task = Literal["summarization", "answer-similarity", "textual-difference"]
+TASKS: tuple[Task, ...] = ("summarization", "answer-similarity", "textual-difference")
+
+#: The answer-similarity score at or above which an answer counts as correct.
+ANSWER_THRESHOLD = 0.5
+
+# Column defaults per task: (source or question, summary or answer, reference).
+_DEFAULT_COLUMNS: dict[Task, dict[str, str | None]] = {
+    "summarization": {"source": "source", "summary": "summary"},
+    "answer-similarity": {
+        "question": "question",
+        "answer": "candidate",
+        "reference": "golden_answers",
+    },
+    "textual-difference": {"question": None, "answer": "sentence1", "reference": "sentence2"},
+}
+
+
+@dataclass(slots=True)
+class MetaEvaluation:
+    """What a meta-evaluation produced.
+
+    Attributes:
+        task: The task scored.
+        scores: One row per labelled item: its id, label, group, and each score column.
+        agreement: The agreement table (see :func:`~evaltoolkit.meta.agreement`).
+        score_columns: The score columns compared with the label.
+        result: The scoring run behind the scores (one item per reference for
+            answer similarity with several references).
+    """
+
+    task: Task
+    scores: pd.DataFrame
+    agreement: pd.DataFrame
+    score_columns: list[str]
+    label: str
+    group: str | None
+    result: EvalResult
+
+    def summary(self) -> pd.DataFrame:
+        """The agreement table's main figures, one row per score column and metric."""
+        columns = ["score", "metric", "level", "value", "ci_low", "ci_high", "n", "groups"]
+        return self.agreement[columns]
+
+
+def _require(frame: pd.DataFrame, column: str, option: str) -> None:
+    if column not in frame.columns:
+        raise ConfigurationError(
+            f"no column {column!r} (from {option}) in the file; its columns are "
+            f"{', '.join(map(str, frame.columns))}. Name the right one with {option}."
+        )
+
+
+def _summarization_items(frame: pd.DataFrame, source: str, summary: str) -> list[dict[str, Any]]:
+    _require(frame, source, "--source-col")
+    _require(frame, summary, "--summary-col")
+    return [
+        {"id": position, "input": row[source], "output": row[summary]}
+        for position, row in enumerate(frame.to_dict(orient="records"))
+    ]
+
+
+def _reference_items(
+    frame: pd.DataFrame, question: str | None, answer: str, reference: str
+) -> tuple[list[dict[str, Any]], list[int]]:
+    """One item per (answer, reference) pair; the second list maps items to their rows."""
+    if question is not None:
+        _require(frame, question, "--question-col")
+    _require(frame, answer, "--answer-col")
+    _require(frame, reference, "--reference-col")
+    items: list[dict[str, Any]] = []
+    owners: list[int] = []
+    for position, row in enumerate(frame.to_dict(orient="records")):
+        # A row without a reference still gets one item, which fails with a clear error.
+        answers = _as_answer_list(row[reference])
+        references: list[str | None] = list(answers) if answers else [None]
+        for alternative, truth in enumerate(references):
+            items.append(
+                {
+                    "id": f"{position}#{alternative}",
+                    "input": row[question] if question is not None else row[answer],
+                    "output": row[answer],
+                    "ground_truth": truth,
+                }
+            )
+            owners.append(position)
+    return items, owners
+
+
+def _best_per_row(result: EvalResult, owners: Sequence[int], rows: int, scorer: str) -> list[float]:
+    best = [math.nan] * rows
+    for item, owner in zip(result, owners, strict=True):
+        score = item.scorer_results[scorer].score
+        if not math.isnan(score) and (math.isnan(best[owner]) or score > best[owner]):
+            best[owner] = score
+    return best
+
+
+def _item_ids(frame: pd.DataFrame) -> list[Any]:
+    for column in ("item_id", "id"):
+        if column in frame.columns:
+            return list(frame[column])
+    if {"doc_id", "system_id"} <= set(frame.columns):
+        return [
+            f"{doc}/{system}"
+            for doc, system in zip(frame["doc_id"], frame["system_id"], strict=True)
+        ]
+    return list(range(len(frame)))
+
+
+def _scorer_for(task: Task, model: str | None, judge_options: dict[str, Any]) -> Scorer:
+    if task == "summarization":
+        return create_summarization_scorer(model, reason="template", **judge_options)
+    if task == "answer-similarity":
+        return create_answer_similarity_scorer(model, **judge_options)
+    return create_textual_difference_scorer()
+
+
+def meta_evaluate(
+    data: str | os.PathLike[str] | pd.DataFrame,
+    *,
+    task: Task,
+    label: str,
+    model: str | None = None,
+    group: str | None = None,
+    source_col: str | None = None,
+    summary_col: str | None = None,
+    question_col: str | None = None,
+    answer_col: str | None = None,
+    reference_col: str | None = None,
+    limit: int | None = None,
+    threshold: float | None = None,
+    n_bootstrap: int = 1000,
+    concurrency: int = 8,
+    progress: bool = True,
+    **judge_options: Any,
+) -> MetaEvaluation:
+    """Score a labelled data set with a judge and measure its agreement with the labels.
+
+    Summarization compares the alignment axis, the coverage axis and the final score with the
+    label. Answer similarity scores the answer against each reference (a list of golden
+    answers is expanded) and keeps the best. Textual difference compares the answer column
+    with the reference column.
+
+    Args:
+        data: A .jsonl/.csv/.parquet path or a DataFrame.
+        task: ``"summarization"``, ``"answer-similarity"`` or ``"textual-difference"``.
+        label: The human label column.
+        model: The judge model (None: the offline judge).
+        group: Column grouping items for per-group correlations (e.g. ``doc_id``).
+        source_col: Summarization: the source column (default ``source``).
+        summary_col: Summarization: the summary column (default ``summary``).
+        question_col: Answer similarity: the question column (default ``question``).
+        answer_col: The answer column (``candidate``; ``sentence1`` for textual difference).
+        reference_col: The reference column (``golden_answers``; ``sentence2`` for textual
+            difference), a single text or a list.
+        limit: Use only the first N rows.
+        threshold: Score threshold for accuracy and F1 with boolean labels (answer
+            similarity defaults to :data:`ANSWER_THRESHOLD`).
+        n_bootstrap: Bootstrap resamples of the intervals.
+        concurrency: Items and judge calls in flight.
+        progress: Show a progress bar.
+        **judge_options: Passed to the judge (``api_base``, ``cache``, ...).
+
+    Example:
+        >>> import pandas as pd
+        >>> frame = pd.DataFrame({"sentence1": ["a cat", "a dog", "the sun"],
+        ...                       "sentence2": ["a cat", "a log", "a moon"],
+        ...                       "score": [5.0, 3.0, 0.5]})
+        >>> evaluation = meta_evaluate(frame, task="textual-difference", label="score",
+        ...                            n_bootstrap=0, progress=False)
+        >>> evaluation.score_columns
+        ['score_textual_difference']
+    """
+    if task not in TASKS:
+        raise ConfigurationError(f"unknown task {task!r}; choose one of {', '.join(TASKS)}")
+    import pandas as pd
+
+    frame = data if isinstance(data, pd.DataFrame) else read_table(data)
+    if limit is not None:
+        frame = frame.head(limit)
+    frame = frame.reset_index(drop=True)
+    _require(frame, label, "--label")
+    if group is None and task == "summarization" and "doc_id" in frame.columns:
+        group = "doc_id"
+    if group is not None:
+        _require(frame, group, "--group")
+    defaults = _DEFAULT_COLUMNS[task]
+    scorer = _scorer_for(task, model, judge_options)
+
+    scores = frame[[label] + ([group] if group else [])].copy()
+    scores.insert(0, "item_id", _item_ids(frame))
+    if task == "summarization":
+        items = _summarization_items(
+            frame,
+            source_col or str(defaults["source"]),
+            summary_col or str(defaults["summary"]),
+        )
+        result = run_evals(items, scorer, concurrency=concurrency, progress=progress)
+        summarization = result.results(scorer.id)
+        for column, detail in (("alignment", "alignment_score"), ("coverage", "coverage_score")):
+            scores[column] = [s.details.get(detail, math.nan) for s in summarization]
+        scores["score"] = [s.score for s in summarization]
+        score_columns = ["alignment", "coverage", "score"]
+    else:
+        question = question_col or defaults["question"]
+        if question_col is None and question not in frame.columns:
+            question = None  # without a question column the answer stands in as the input
+        items, owners = _reference_items(
+            frame,
+            question,
+            answer_col or str(defaults["answer"]),
+            reference_col or str(defaults["reference"]),
+        )
+        result = run_evals(items, scorer, concurrency=concurrency, progress=progress)
+        column = f"score_{scorer.id.replace('-', '_')}"
+        scores[column] = _best_per_row(result, owners, len(frame), scorer.id)
+        score_columns = [column]
+        if threshold is None and task == "answer-similarity":
+            threshold = ANSWER_THRESHOLD
+    table = agreement(
+        scores, score_columns, label, group=group, threshold=threshold, n_bootstrap=n_bootstrap
+    )
+    return MetaEvaluation(
+        task=task,
+        scores=scores,
+        agreement=table,
+        score_columns=score_columns,
+        label=label,
+        group=group,
+        result=result,
+    )

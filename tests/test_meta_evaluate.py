@@ -1,0 +1,172 @@
+"""meta_evaluate and `evaltoolkit meta-eval`: score labelled files, report agreement."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from _support import benchmarks_dir
+from judge_script import script_steps
+from loopback_server import LoopbackServer, reply
+
+from evaltoolkit import ConfigurationError
+from evaltoolkit.cli import main
+from evaltoolkit.meta import meta_evaluate
+
+
+def metric(evaluation_table: pd.DataFrame, score: str, name: str, level: str = "pooled") -> float:
+    rows = evaluation_table[
+        (evaluation_table["score"] == score)
+        & (evaluation_table["metric"] == name)
+        & (evaluation_table["level"] == level)
+    ]
+    return float(rows["value"].iloc[0])
+
+
+def test_textual_difference_agreement_on_a_ranked_pair_set() -> None:
+    # Each pair differs more than the one before; the label falls with it.
+    base = "the quick brown fox jumps over the lazy dog"
+    words = base.split()
+    pairs = [" ".join(words[: len(words) - cut]) for cut in range(6)]
+    frame = pd.DataFrame({"sentence1": [base] * 6, "sentence2": pairs, "score": [5, 4, 3, 2, 1, 0]})
+    evaluation = meta_evaluate(
+        frame, task="textual-difference", label="score", n_bootstrap=0, progress=False
+    )
+    assert evaluation.score_columns == ["score_textual_difference"]
+    assert metric(evaluation.agreement, "score_textual_difference", "spearman") == pytest.approx(
+        1.0
+    )
+    assert evaluation.scores["score_textual_difference"].is_monotonic_decreasing
+
+
+def test_answer_similarity_keeps_the_best_reference(tmp_path: Path) -> None:
+    rows = [
+        {
+            "id": "q1",
+            "question": "capital of france",
+            "golden_answers": ["Lyon", "Paris"],
+            "candidate": "Paris",
+            "human_correct": True,
+        },
+        {
+            "id": "q2",
+            "question": "capital of italy",
+            "golden_answers": ["Rome"],
+            "candidate": "Milan is the capital.",
+            "human_correct": False,
+        },
+        {
+            "id": "q3",
+            "question": "2+2",
+            "golden_answers": "4",
+            "candidate": "four",
+            "human_correct": True,
+        },
+        {
+            "id": "q4",
+            "question": "largest planet",
+            "golden_answers": ["Jupiter"],
+            "candidate": "I do not know",
+            "human_correct": False,
+        },
+    ]
+    path = tmp_path / "qa.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    evaluation = meta_evaluate(
+        path, task="answer-similarity", label="human_correct", n_bootstrap=0, progress=False
+    )
+    scores = evaluation.scores.set_index("item_id")["score_answer_similarity"]
+    assert scores["q1"] == 1.0
+    assert scores["q3"] == 1.0
+    assert scores["q2"] < 0.5
+    assert len(evaluation.result) == 5  # q1 was scored against both references
+    assert metric(evaluation.agreement, "score_answer_similarity", "auroc") == 1.0
+    accuracy = evaluation.agreement[evaluation.agreement["metric"] == "accuracy"]
+    assert float(accuracy["threshold"].iloc[0]) == 0.5
+
+
+def test_missing_columns_are_named(tmp_path: Path) -> None:
+    frame = pd.DataFrame({"article": ["x"], "summary": ["y"], "consistency": [3.0]})
+    with pytest.raises(ConfigurationError, match=r"no column 'source' \(from --source-col\)"):
+        meta_evaluate(frame, task="summarization", label="consistency", progress=False)
+    with pytest.raises(ConfigurationError, match=r"no column 'human' \(from --label\)"):
+        meta_evaluate(
+            frame, task="summarization", label="human", source_col="article", progress=False
+        )
+
+
+def test_a_second_run_reuses_the_judge_cache(
+    loopback_server: LoopbackServer, tmp_path: Path
+) -> None:
+    script_steps(
+        loopback_server,
+        {
+            "source_judgement": lambda body: reply(
+                {
+                    "claims": [
+                        {"claim": "c", "supported": "wrong" not in json.dumps(body), "reason": "r"}
+                    ],
+                    "questions": ["Q?"],
+                }
+            ),
+            "coverage": {"verdicts": [{"question": "Q?", "answered": True, "reason": "r"}]},
+        },
+    )
+    frame = pd.DataFrame(
+        {
+            "doc_id": ["d"] * 4,
+            "source": ["The sky is blue."] * 4,
+            "summary": ["blue sky", "wrong sky", "blue", "wrong"],
+            "consistency": [5.0, 1.0, 4.0, 2.0],
+        }
+    )
+    options = {
+        "model": "openai/loopback",
+        "api_base": loopback_server.url,
+        "api_key": "k",
+        "cache": tmp_path / "cache",
+        "n_bootstrap": 0,
+        "progress": False,
+    }
+    first = meta_evaluate(frame, task="summarization", label="consistency", **options)
+    assert loopback_server.requests_total == 8
+    second = meta_evaluate(frame, task="summarization", label="consistency", **options)
+    assert loopback_server.requests_total == 8
+    pd.testing.assert_frame_equal(first.scores, second.scores)
+    assert first.group == "doc_id"
+    assert metric(first.agreement, "alignment", "spearman", "per_group") == pytest.approx(
+        0.894, abs=1e-3
+    )
+
+
+def test_cli_on_summeval_with_limit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    summeval = benchmarks_dir() / "summeval_dev.jsonl"
+    out = tmp_path / "agreement.csv"
+    status = main(
+        [
+            "meta-eval",
+            str(summeval),
+            "--task",
+            "summarization",
+            "--label",
+            "consistency",
+            "--limit",
+            "48",
+            "--bootstrap",
+            "100",
+            "--out",
+            str(out),
+            "--no-progress",
+        ]
+    )
+    assert status == 0
+    printed = capsys.readouterr().out
+    assert "48 labelled items scored, 0 failed" in printed
+    assert "alignment [per doc_id (3 groups)" in printed
+    table = pd.read_csv(out)
+    assert set(table["score"]) == {"alignment", "coverage", "score"}
+    assert set(table["level"]) == {"pooled", "per_group"}
+    assert (table["n"] == 48).all()
+    assert table["value"].between(-1, 1).all()
