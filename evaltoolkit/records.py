@@ -214,13 +214,20 @@ class ScoreResult:
 
     @property
     def usage(self) -> Usage | None:
-        """Token usage summed over the judge calls, None when none was reported."""
-        return sum_usage([call.usage for call in self.calls])
+        """Tokens spent by this scoring: summed over the calls not answered by the cache.
+
+        None when no such call reported usage. A cached call keeps the usage it had when it
+        was made, on its :class:`ModelCall`.
+        """
+        return sum_usage([call.usage for call in self.calls if not call.cached])
 
     @property
     def cost(self) -> float | None:
-        """Cost summed over the judge calls; None when any call's cost is unknown."""
-        return sum_cost([call.cost for call in self.calls])
+        """Cost of this scoring over the calls not answered by the cache (0 for cache hits).
+
+        None when any such call's cost is unknown (a model missing from litellm's price map).
+        """
+        return sum_cost([call.cost for call in self.calls if not call.cached])
 
     def to_record(self) -> dict[str, Scalar]:
         """Flatten into one row of scalars; nested values become JSON text.
@@ -399,13 +406,13 @@ class EvalResult:
 
     @property
     def usage(self) -> Usage | None:
-        """Token usage over the whole run, None when no call reported any."""
+        """Tokens spent by the run (cache hits excluded), None when no call reported any."""
         return sum_usage([result.usage for result in self._all_results()])
 
     @property
     def cost(self) -> float | None:
-        """Cost over the whole run; None when any call's cost is unknown."""
-        return sum_cost([call.cost for result in self._all_results() for call in result.calls])
+        """Cost of the run (cache hits excluded); None when any call's cost is unknown."""
+        return sum_cost([result.cost for result in self._all_results() if result.calls])
 
     def _all_results(self) -> Iterator[ScoreResult]:
         for item in self.items:

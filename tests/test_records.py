@@ -89,3 +89,22 @@ def test_text_repr_is_short() -> None:
     text = repr(result)
     assert text.startswith("ScoreResult(scorer='s', score=0.25")
     assert len(text) < 200
+
+
+def test_cache_hits_cost_nothing_but_keep_their_original_usage() -> None:
+    fresh = _call("source_judgement", "preprocess", 10, 0.01)
+    hit = ModelCall(
+        step="coverage",
+        stage="analyze",
+        model="openai/x",
+        prompt="p",
+        raw_reply="{}",
+        usage=Usage(7, 3),
+        cost=0.5,
+        cached=True,
+    )
+    result = ScoreResult(scorer="s", score=1.0, calls=(fresh, hit))
+    assert result.usage == Usage(10, 1)
+    assert result.cost == 0.01
+    assert result.to_record()["cached_calls"] == 1
+    assert hit.usage == Usage(7, 3)

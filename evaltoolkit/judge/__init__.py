@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._cache import JudgeCache, default_cache_dir
 from ._limits import call_slot, shared_call_limit
 from ._offline_judge import OFFLINE_MODEL, OfflineJudge
 from ._types import Judge, JudgeReply, JudgeRequest, render_messages
@@ -15,14 +16,26 @@ from ._types import Judge, JudgeReply, JudgeRequest, render_messages
 __all__ = [
     "OFFLINE_MODEL",
     "Judge",
+    "JudgeCache",
     "JudgeReply",
     "JudgeRequest",
+    "LiteLLMJudge",
     "OfflineJudge",
     "call_slot",
     "create_judge",
+    "default_cache_dir",
     "render_messages",
     "shared_call_limit",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # LiteLLMJudge is imported on first access, keeping ``import evaltoolkit`` light.
+    if name == "LiteLLMJudge":
+        from ._litellm import LiteLLMJudge
+
+        return LiteLLMJudge
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def create_judge(model: str | Judge | None = None, **options: Any) -> Judge:

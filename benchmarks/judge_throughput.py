@@ -1,0 +1,244 @@
+"""Judge throughput against a server that answers in 0.5 s: LiteLLMJudge beside bare litellm.
+
+Runs, in the same process and against the same loopback server (started in a separate process,
+so that its CPU time is not counted as the client's):
+
+- a bare ``litellm.acompletion`` loop under an ``asyncio.Semaphore(concurrency)``;
+- ``LiteLLMJudge.complete`` with the cache off;
+- ``LiteLLMJudge.complete`` with a fresh disk cache (every call a miss, then a write);
+- the same judge again over the now warm cache (every call a hit, no HTTP request).
+
+Each variant warms up first (one round of ``concurrency`` calls), then times ``--calls`` calls;
+with ``--rounds`` above 1 the variants alternate and the best round of each is reported.
+Prints calls/s, the share of the ideal (concurrency / latency), the judge/bare ratio (target
+>= 0.95) and the client CPU time per call (``time.process_time``).
+
+Usage::
+
+    python benchmarks/judge_throughput.py [--calls 640] [--concurrency 32] [--latency 0.5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import multiprocessing
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests"))
+
+from evaltoolkit.judge._cache import JudgeCache  # noqa: E402
+from evaltoolkit.judge._litellm import LiteLLMJudge, import_litellm  # noqa: E402
+from evaltoolkit.judge._types import JudgeRequest  # noqa: E402
+
+MODEL = "openai/loopback"
+API_KEY = "sk-benchmark-key"
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["verdicts"],
+    "properties": {
+        "verdicts": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["question", "answered", "reason"],
+                "properties": {
+                    "question": {"type": "string"},
+                    "answered": {"type": "boolean"},
+                    "reason": {"type": "string"},
+                },
+            },
+        }
+    },
+}
+REPLY = {
+    "verdicts": [
+        {"question": f"Does the summary say {n}?", "answered": n % 2 == 0, "reason": "it does"}
+        for n in range(5)
+    ]
+}
+
+
+def _serve(latency_s: float, urls: Any, stop: Any) -> None:
+    """Run the loopback server in this (separate) process until ``stop`` is set."""
+    from loopback_server import LoopbackServer, reply
+
+    with LoopbackServer(responder=lambda body: reply(REPLY), latency_s=latency_s) as server:
+        urls.put(server.url)
+        stop.wait()
+
+
+def request_for(index: int) -> JudgeRequest:
+    return JudgeRequest(
+        task="summarization",
+        step="coverage",
+        stage="analyze",
+        messages=(
+            {"role": "system", "content": "Answer each question from the summary alone."},
+            {"role": "user", "content": f"Summary number {index}: the cat sat on the mat."},
+        ),
+        schema=SCHEMA,
+    )
+
+
+@dataclass
+class Measurement:
+    name: str
+    calls: int
+    wall_s: float
+    cpu_s: float
+
+    @property
+    def calls_per_s(self) -> float:
+        return self.calls / self.wall_s
+
+    @property
+    def cpu_ms_per_call(self) -> float:
+        return 1000 * self.cpu_s / self.calls
+
+
+async def _timed(
+    name: str, call: Callable[[int], Awaitable[object]], first: int, calls: int, warmup: int
+) -> Measurement:
+    await asyncio.gather(*(call(first - 1 - index) for index in range(warmup)))
+    cpu_start, wall_start = time.process_time(), time.perf_counter()
+    await asyncio.gather(*(call(first + index) for index in range(calls)))
+    wall, cpu = time.perf_counter() - wall_start, time.process_time() - cpu_start
+    return Measurement(name, calls, wall, cpu)
+
+
+def bare_litellm(url: str, concurrency: int) -> Callable[[int], Awaitable[object]]:
+    litellm = import_litellm()
+    semaphore: asyncio.Semaphore | None = None
+
+    async def call(index: int) -> object:
+        nonlocal semaphore
+        semaphore = semaphore or asyncio.Semaphore(concurrency)
+        request = request_for(index)
+        async with semaphore:
+            return await litellm.acompletion(
+                model=MODEL,
+                api_base=url,
+                api_key=API_KEY,
+                messages=[dict(message) for message in request.messages],
+                temperature=0.0,
+                timeout=60,
+                num_retries=0,
+                response_format={
+                    "type": "json_schema",
+                    "json_schema": {"name": "coverage", "schema": SCHEMA, "strict": False},
+                },
+            )
+
+    return call
+
+
+def judge_calls(judge: LiteLLMJudge) -> Callable[[int], Awaitable[object]]:
+    async def call(index: int) -> object:
+        return await judge.complete(request_for(index))
+
+    return call
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=640)
+    parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--latency", type=float, default=0.5)
+    parser.add_argument("--rounds", type=int, default=2)
+    options = parser.parse_args()
+
+    context = multiprocessing.get_context("spawn")
+    urls, stop = context.Queue(), context.Event()
+    server = context.Process(target=_serve, args=(options.latency, urls, stop), daemon=True)
+    server.start()
+    url = urls.get(timeout=60)
+    import_litellm()
+
+    ideal = options.concurrency / options.latency
+    warmup = options.concurrency
+    best: dict[str, Measurement] = {}
+    offset = 0
+    with tempfile.TemporaryDirectory() as scratch:
+        for round_number in range(options.rounds):
+            cache = JudgeCache(Path(scratch) / f"round-{round_number}")
+            variants: list[tuple[str, Callable[[int], Awaitable[object]]]] = [
+                ("bare litellm.acompletion", bare_litellm(url, options.concurrency)),
+                (
+                    "LiteLLMJudge, cache off",
+                    judge_calls(
+                        LiteLLMJudge(
+                            MODEL,
+                            api_base=url,
+                            api_key=API_KEY,
+                            concurrency=options.concurrency,
+                            cache=False,
+                        )
+                    ),
+                ),
+                (
+                    "LiteLLMJudge, fresh cache",
+                    judge_calls(
+                        LiteLLMJudge(
+                            MODEL,
+                            api_base=url,
+                            api_key=API_KEY,
+                            concurrency=options.concurrency,
+                            cache=cache,
+                        )
+                    ),
+                ),
+            ]
+            for name, call in variants:
+                offset += options.calls + warmup + 10
+                measured = asyncio.run(_timed(name, call, offset, options.calls, warmup))
+                if name not in best or measured.calls_per_s > best[name].calls_per_s:
+                    best[name] = measured
+                print(
+                    f"  round {round_number + 1}: {name:<28} {measured.calls_per_s:7.1f} calls/s",
+                    flush=True,
+                )
+            # The fresh-cache judge's calls, again: every one a hit.
+            rerun = LiteLLMJudge(
+                MODEL, api_base=url, api_key=API_KEY, concurrency=options.concurrency, cache=cache
+            )
+            measured = asyncio.run(
+                _timed("LiteLLMJudge, warm cache", judge_calls(rerun), offset, options.calls, 0)
+            )
+            name = measured.name
+            if name not in best or measured.calls_per_s > best[name].calls_per_s:
+                best[name] = measured
+
+    stop.set()
+    server.join(timeout=10)
+
+    print()
+    print(
+        f"{options.calls} calls, concurrency {options.concurrency}, server latency "
+        f"{options.latency} s: ideal {ideal:.1f} calls/s (best of {options.rounds} rounds)"
+    )
+    print(f"{'variant':<28} {'calls/s':>8} {'of ideal':>9} {'CPU ms/call':>12}")
+    for measured in best.values():
+        print(
+            f"{measured.name:<28} {measured.calls_per_s:8.1f} {measured.calls_per_s / ideal:9.0%}"
+            f" {measured.cpu_ms_per_call:12.2f}"
+        )
+    bare = best["bare litellm.acompletion"].calls_per_s
+    for name in ("LiteLLMJudge, cache off", "LiteLLMJudge, fresh cache"):
+        ratio = best[name].calls_per_s / bare
+        verdict = "ok" if ratio >= 0.95 else "BELOW TARGET"
+        print(f"ratio {name} / bare: {ratio:.3f} (target >= 0.95: {verdict})")
+
+
+if __name__ == "__main__":
+    main()

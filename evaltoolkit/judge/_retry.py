@@ -1,0 +1,191 @@
+"""Which failed model calls to retry, and how long to wait before the next try.
+
+Errors are classified by HTTP status where the exception carries one (``status_code`` on
+litellm's and openai's exceptions), else by exception class name, so this module does not need
+to import litellm. Rate limits (429), server errors (5xx), timeouts and dropped connections are
+retried; bad requests, authentication failures and unknown models are not.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import random
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Final
+
+from ..errors import ConfigurationError
+
+__all__ = ["Backoff", "FailureKind", "classify_failure", "retry_after_seconds"]
+
+_RETRYABLE_STATUSES: Final = frozenset({408, 409, 425, 429})
+_TIMEOUT_CLASS_NAMES: Final = frozenset({"Timeout", "APITimeoutError", "TimeoutError"})
+_CONNECTION_CLASS_NAMES: Final = frozenset(
+    {
+        "APIConnectionError",
+        "ConnectionError",
+        "ServerDisconnectedError",
+        "ClientConnectionError",
+        "ClientOSError",
+        "TransportError",
+        "RemoteProtocolError",
+        "IncompleteRead",
+    }
+)
+_SERVER_CLASS_NAMES: Final = frozenset(
+    {"InternalServerError", "ServiceUnavailableError", "BadGatewayError", "APIError"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class FailureKind:
+    """What a failed call was, in words, and whether trying again may help.
+
+    Attributes:
+        label: A short description (``"rate limited (HTTP 429)"``, ``"timeout"``, ...).
+        retryable: Whether the call should be retried.
+        status: The HTTP status, when the error carries one.
+    """
+
+    label: str
+    retryable: bool
+    status: int | None = None
+
+
+def _status_of(error: BaseException) -> int | None:
+    status = getattr(error, "status_code", None)
+    if isinstance(status, int) and not isinstance(status, bool) and 100 <= status <= 599:
+        return status
+    return None
+
+
+def _class_names(error: BaseException) -> set[str]:
+    return {cls.__name__ for cls in type(error).__mro__}
+
+
+def classify_failure(error: BaseException) -> FailureKind:
+    """Describe a failed call and say whether to retry it.
+
+    Example:
+        >>> classify_failure(TimeoutError())
+        FailureKind(label='timeout', retryable=True, status=None)
+        >>> classify_failure(ValueError("bad"))
+        FailureKind(label='ValueError', retryable=False, status=None)
+    """
+    names = _class_names(error)
+    if names & _TIMEOUT_CLASS_NAMES:
+        return FailureKind("timeout", True, _status_of(error))
+    status = _status_of(error)
+    if status is not None and status < 500 and status not in _RETRYABLE_STATUSES:
+        return FailureKind(f"HTTP {status}", False, status)
+    # litellm reports a dropped connection as HTTP 500 "Connection error."; name it for what it is.
+    if names & _CONNECTION_CLASS_NAMES or "Connection error" in str(error)[:300]:
+        return FailureKind("connection error", True, status)
+    if status == 429:
+        return FailureKind("rate limited (HTTP 429)", True, status)
+    if status is not None:
+        label = f"server error (HTTP {status})" if status >= 500 else f"HTTP {status}"
+        return FailureKind(label, True, status)
+    if "RateLimitError" in names:
+        return FailureKind("rate limited", True)
+    if names & _SERVER_CLASS_NAMES:
+        return FailureKind("server error", True)
+    if isinstance(error, OSError):
+        return FailureKind("connection error", True)
+    return FailureKind(type(error).__name__, False)
+
+
+def _header(headers: object, name: str) -> str | None:
+    if not isinstance(headers, Mapping) and not hasattr(headers, "get"):
+        return None
+    for spelling in (name, name.title(), name.upper()):
+        value = headers.get(spelling)
+        if value is not None:
+            return str(value)
+    return None
+
+
+def _parse_retry_after(value: str) -> float | None:
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        moment = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, moment.timestamp() - time.time())
+
+
+def retry_after_seconds(error: BaseException) -> float | None:
+    """The wait a failed call's response asked for (``Retry-After`` or ``retry-after-ms``).
+
+    Looks at the response headers litellm keeps on its exceptions
+    (``litellm_response_headers``) and at the raw response's headers. Accepts seconds or an
+    HTTP date.
+
+    Example:
+        >>> class RateLimited(Exception):
+        ...     litellm_response_headers = {"retry-after": "1.5"}
+        >>> retry_after_seconds(RateLimited())
+        1.5
+    """
+    response = getattr(error, "response", None)
+    sources = (
+        getattr(error, "litellm_response_headers", None),
+        getattr(response, "headers", None),
+        getattr(error, "headers", None),
+    )
+    for headers in sources:
+        if headers is None:
+            continue
+        milliseconds = _header(headers, "retry-after-ms")
+        if milliseconds is not None:
+            try:
+                return max(0.0, float(milliseconds) / 1000)
+            except ValueError:
+                pass
+        seconds = _header(headers, "retry-after")
+        if seconds is not None:
+            parsed = _parse_retry_after(seconds)
+            if parsed is not None:
+                return parsed
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Backoff:
+    """Exponential backoff with full jitter, honouring a server's ``Retry-After``.
+
+    Attributes:
+        base_s: The ceiling of the first wait; it doubles with each retry.
+        max_s: The largest ceiling.
+        max_retry_after_s: The longest ``Retry-After`` honoured; longer requests wait this long.
+
+    Example:
+        >>> backoff = Backoff(base_s=0.5, max_s=8.0)
+        >>> 0.0 <= backoff.delay(retry_number=0) <= 0.5
+        True
+        >>> backoff.delay(retry_number=0, retry_after_s=2.0) >= 2.0
+        True
+    """
+
+    base_s: float = 0.5
+    max_s: float = 30.0
+    max_retry_after_s: float = 60.0
+
+    def __post_init__(self) -> None:
+        if self.base_s < 0 or self.max_s < 0 or self.max_retry_after_s < 0:
+            raise ConfigurationError(
+                "backoff_base, backoff_max and max_retry_after must be >= 0 seconds"
+            )
+
+    def delay(self, retry_number: int, retry_after_s: float | None = None) -> float:
+        """Seconds to wait before retry number ``retry_number`` (0 for the first retry)."""
+        ceiling = min(self.max_s, self.base_s * 2.0 ** min(retry_number, 30))
+        jittered = random.uniform(0.0, ceiling)
+        if retry_after_s is None:
+            return jittered
+        return max(min(retry_after_s, self.max_retry_after_s), jittered)
