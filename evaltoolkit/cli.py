@@ -186,9 +186,7 @@ def _meta_eval(args: argparse.Namespace) -> int:
     if args.plot:
         from .plots import score_vs_label
 
-        figure = score_vs_label(
-            evaluation.scores, evaluation.score_columns, evaluation.label, group=evaluation.group
-        )
+        figure = score_vs_label(evaluation.scores, evaluation.score_columns, evaluation.label)
         Path(args.plot).parent.mkdir(parents=True, exist_ok=True)
         figure.savefig(args.plot, dpi=120, bbox_inches="tight")
         print(f"wrote {args.plot}")

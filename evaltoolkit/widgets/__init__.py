@@ -1,0 +1,27 @@
+"""Notebook views over results (ipywidgets): thin widgets over data, with text reprs.
+
+- :class:`AxisExplorer`: where a summary's alignment and coverage disagree, and why;
+- :class:`ResultBrowser`: a filterable, sortable table of results and one item's detail;
+- :class:`PromptTuner`: edit a judge's prompt templates, rescore a sample, compare, export.
+
+Importing this package is cheap: ipywidgets and matplotlib are imported when a view is built,
+and a missing one raises :class:`~evaltoolkit.MissingDependencyError` saying what to install.
+Every text from a model or from data is HTML-escaped before it is shown.
+
+Example:
+    >>> import evaltoolkit as et
+    >>> from evaltoolkit.widgets import AxisExplorer
+    >>> result = et.run_evals("data/demo_summaries.jsonl", et.create_summarization_scorer(),
+    ...                       progress=False)
+    >>> explorer = AxisExplorer(result, threshold=0.9)
+    >>> explorer.items  # in Jupyter, `explorer` on its own shows the widget
+    ['harbour-bridge-1']
+"""
+
+from __future__ import annotations
+
+from ._axis_explorer import AxisExplorer
+from ._prompt_tuner import PromptTuner
+from ._result_browser import ResultBrowser
+
+__all__ = ["AxisExplorer", "PromptTuner", "ResultBrowser"]

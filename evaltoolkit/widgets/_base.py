@@ -1,0 +1,41 @@
+"""What the notebook views share: the lazily imported ipywidgets, reprs, figures as PNG."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+from ._deps import require
+
+__all__ = ["View", "figure_png", "ipywidgets"]
+
+
+def ipywidgets() -> Any:
+    """The ipywidgets module, or MissingDependencyError with an install hint."""
+    return require("ipywidgets", purpose="the notebook views (evaltoolkit.widgets)")
+
+
+def figure_png(figure: Any, *, dpi: int = 90) -> bytes:
+    """Render a matplotlib Figure as PNG bytes (Agg, no pyplot state)."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=dpi)
+    return buffer.getvalue()
+
+
+class View:
+    """A view over data: a root ipywidgets container in ``.widget`` and a text repr.
+
+    In Jupyter the view displays as its widget; where widgets cannot render (a terminal, a
+    static export without widget state) its ``repr`` text shows instead.
+    """
+
+    widget: Any
+
+    def _repr_mimebundle_(
+        self, include: Any = None, exclude: Any = None, **kwargs: Any
+    ) -> dict[str, Any]:
+        bundle: dict[str, Any] = dict(
+            self.widget._repr_mimebundle_(include=include, exclude=exclude, **kwargs) or {}
+        )
+        bundle["text/plain"] = repr(self)
+        return bundle

@@ -1,0 +1,599 @@
+"""PromptTuner: edit a judged scorer's prompt templates and see what changes on a sample."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import pprint
+import random
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from .._datasets import DataItem, load_items
+from .._sync import run_sync
+from ..errors import ConfigurationError
+from ..records import EvalResult, ItemResult
+from ..runner import arun_evals
+from ..scorers import JudgedScorer, Scorer
+from ._base import View, ipywidgets
+from ._html import Markup, esc, format_score, join, note, table
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["PromptTuner"]
+
+_FACTORY_NAMES = {
+    "summarization": "create_summarization_scorer",
+    "answer-similarity": "create_answer_similarity_scorer",
+}
+_AGREEMENT_METRICS = ("spearman", "kendall", "pearson", "auroc")
+_METRIC_NAMES = {
+    "spearman": "Spearman",
+    "kendall": "Kendall",
+    "pearson": "Pearson",
+    "auroc": "AUROC",
+}
+_CHANGE_TOLERANCE = 1e-12
+
+
+def _factory_name(scorer: Any) -> str:
+    return _FACTORY_NAMES.get(str(getattr(scorer, "id", "")), "create_scorer")
+
+
+def offline_note_text(scorer: Any) -> str:
+    """What the tuner says about a scorer judged by the offline judge."""
+    factory = _factory_name(scorer)
+    return (
+        "This scorer uses the offline judge, which answers from the texts alone and ignores "
+        "prompts: editing a template will not change any score, so Run will show the same "
+        "scores before and after. To tune prompts, create the scorer with a model, e.g. "
+        f'{factory}(model="openai/gpt-4o-mini"), or a local OpenAI-compatible server, e.g. '
+        f'{factory}(model="openai/<name>", api_base="http://127.0.0.1:8000/v1").'
+    )
+
+
+def _sample(items: Sequence[DataItem], size: int, seed: int | None) -> list[DataItem]:
+    """``size`` items in data order: the first ones without a seed, else a seeded draw."""
+    if len(items) <= size:
+        return list(items)
+    if seed is None:
+        return list(items[:size])
+    positions = sorted(random.Random(seed).sample(range(len(items)), size))
+    return [items[position] for position in positions]
+
+
+def _as_data(item: DataItem) -> dict[str, Any]:
+    row: dict[str, Any] = {"id": item.item_id, "input": item.input, "output": item.output}
+    if item.ground_truth is not None:
+        row["ground_truth"] = item.ground_truth
+    row.update(item.fields)
+    return row
+
+
+def _signed(value: float) -> str:
+    if math.isnan(value):
+        return "n/a"
+    return "0.000" if abs(value) < _CHANGE_TOLERANCE else f"{value:+.3f}"
+
+
+def _interval(low: float, high: float) -> str:
+    if math.isnan(low) or math.isnan(high):
+        return ""
+    return f" [{low:.2f}, {high:.2f}]"
+
+
+class PromptTuner(View):
+    """Edit a scorer's prompt templates, rescore a sample, compare, and export the prompts.
+
+    One text area per template. "Run" rescores the sample with the edited templates (through
+    ``scorer.with_prompts``) without blocking the kernel: in Jupyter the run is a task on the
+    kernel's event loop, with a progress bar; in plain Python, with no loop running, it runs
+    to completion before returning. The first run also scores the sample with the unedited
+    scorer (the "before" scores, computed once). Then a table shows each item's score before
+    and after and the change, and, given ``labels``, the agreement with the human labels
+    before and after (Spearman, Kendall and Pearson, plus AUROC for boolean labels, from
+    :func:`evaltoolkit.meta.agreement`). With a model judge, calls whose prompt did not change
+    come from the judge cache, so they cost nothing.
+
+    "Export" returns (and shows) the templates that differ from the scorer's defaults, ready
+    for ``create_*_scorer(prompts=...)``.
+
+    The built-in offline judge ignores prompts; the tuner then says so, and how to switch to
+    a model, instead of pretending that edits matter.
+
+    Attributes:
+        widget: The root container.
+        textareas: One Textarea per template name.
+        run_button: Starts a run.
+        export_button: Exports the edited templates.
+        progress: Items scored in the current run.
+        status: What the last run did.
+        offline_note: The offline-judge notice (empty for a model judge).
+        results: The score change table and agreement table.
+        export_view: The exported prompts.
+        comparison: The last run's per-item comparison (DataFrame), None before a run.
+        agreement: The last run's agreement before and after (DataFrame), None without labels.
+        exported: The last exported dict, None before an export.
+        task: The task of the last run started inside an event loop.
+
+    Example:
+        >>> import evaltoolkit as et
+        >>> from evaltoolkit.widgets import PromptTuner
+        >>> tuner = PromptTuner(et.create_summarization_scorer(), "data/demo_summaries.jsonl",
+        ...                     labels="human_score", sample=6)
+        >>> tuner.textareas["coverage"].value += "\\nBe strict."
+        >>> frame = tuner.run_sync()
+        >>> list(frame.columns)
+        ['item_id', 'before', 'after', 'change', 'human_score']
+        >>> list(tuner.export())
+        ['coverage']
+    """
+
+    def __init__(
+        self,
+        scorer: Scorer,
+        data: Any,
+        *,
+        labels: str | None = None,
+        sample: int = 20,
+        seed: int | None = 0,
+        concurrency: int = 8,
+        n_bootstrap: int = 200,
+    ) -> None:
+        """Build the view (nothing is scored until Run).
+
+        Args:
+            scorer: A model-judged scorer (summarization or answer similarity).
+            data: The items: a list of dicts, a DataFrame or a file path, as for ``run_evals``.
+            labels: A field of the items holding human labels (numbers or booleans).
+            sample: How many items to rescore.
+            seed: Seed of the sample drawn from the data (in data order); None takes the
+                first ``sample`` items.
+            concurrency: Items and judge calls in flight during a run.
+            n_bootstrap: Bootstrap resamples for the agreement intervals (0: none).
+
+        Raises:
+            ConfigurationError: A scorer without templates, a bad ``sample``, or a ``labels``
+                field that the items lack or that holds neither numbers nor booleans.
+            MissingDependencyError: ipywidgets is not installed.
+        """
+        if not isinstance(scorer, JudgedScorer) or not scorer.prompts:
+            raise ConfigurationError(
+                f"PromptTuner: scorer {getattr(scorer, 'id', scorer)!r} has no prompt templates "
+                "to tune; use a model-judged scorer (summarization, answer similarity)"
+            )
+        prompts = scorer.prompts
+        if isinstance(sample, bool) or not isinstance(sample, int) or sample < 1:
+            raise ConfigurationError(f"PromptTuner: sample must be an integer >= 1, got {sample!r}")
+        widgets = ipywidgets()
+        items = load_items(data)
+        readable = [item for item in items if item.problem is None]
+        chosen = _sample(readable, sample, seed)
+        if labels is not None:
+            self._check_labels(labels, chosen)
+        self.scorer: JudgedScorer = scorer
+        self.label_column = labels
+        self.concurrency = concurrency
+        self.n_bootstrap = n_bootstrap
+        self.offline = bool(scorer.judge.offline)
+        self._data = [_as_data(item) for item in chosen]
+        self._total_items = len(items)
+        self._unreadable = len(items) - len(readable)
+        self._seed = seed
+        self._before: EvalResult | None = None
+        self.comparison: pd.DataFrame | None = None
+        self.agreement: pd.DataFrame | None = None
+        self.exported: dict[str, str] | None = None
+        self.task: asyncio.Task[pd.DataFrame] | None = None
+        self._last_edited: list[str] = []
+
+        self.textareas: dict[str, Any] = {}
+        pages = []
+        descriptions = self._descriptions()
+        for name, text in prompts.items():
+            area = widgets.Textarea(value=text, rows=14, layout={"width": "98%"})
+            area.add_class(f"evaltoolkit-prompt-{name}")
+            self.textareas[name] = area
+            hint = widgets.HTML(value=str(esc(descriptions.get(name, ""))))
+            pages.append(widgets.VBox([hint, area]))
+        self.tabs = widgets.Tab(children=pages, titles=list(prompts))
+        self.run_button = widgets.Button(description="Run", button_style="primary", icon="play")
+        self.export_button = widgets.Button(description="Export", icon="download")
+        self.progress = widgets.IntProgress(
+            value=0, min=0, max=max(1, len(self._data)), description="0 scored"
+        )
+        self.intro = widgets.HTML(value=str(self._intro_html()))
+        self.offline_note = widgets.HTML(
+            value=str(note(offline_note_text(scorer), kind="warning")) if self.offline else ""
+        )
+        self.status = widgets.HTML(
+            value=str(esc("Edit a template, then press Run to compare the scores."))
+        )
+        self.results = widgets.HTML()
+        self.export_view = widgets.HTML()
+        self.run_button.on_click(self._on_run_click)
+        self.export_button.on_click(self._on_export_click)
+        self.widget = widgets.VBox(
+            [
+                self.intro,
+                self.offline_note,
+                self.tabs,
+                widgets.HBox([self.run_button, self.export_button, self.progress]),
+                self.status,
+                self.results,
+                self.export_view,
+            ],
+            layout={"width": "100%"},
+        )
+        self.widget.add_class("evaltoolkit-prompt-tuner")
+
+    @staticmethod
+    def _check_labels(labels: str, chosen: Sequence[DataItem]) -> None:
+        present = [item.fields[labels] for item in chosen if item.fields.get(labels) is not None]
+        if not present:
+            fields = sorted({key for item in chosen for key in item.fields})
+            raise ConfigurationError(
+                f"PromptTuner: no item has the labels field {labels!r}; the items have {fields}"
+            )
+        odd = next((value for value in present if not isinstance(value, int | float)), None)
+        if odd is not None:
+            raise ConfigurationError(
+                f"PromptTuner: the labels field {labels!r} must hold numbers or booleans, "
+                f"but it holds {odd!r}"
+            )
+
+    def _descriptions(self) -> dict[str, str]:
+        prompts = self.scorer.prompts
+        described = prompts.describe()
+        for name in prompts:
+            placeholders = sorted(prompts.template(name).placeholders)
+            needed = ", ".join(f"{{{{{placeholder}}}}}" for placeholder in placeholders)
+            text = described.get(name, "").strip()
+            if text and not text.endswith((".", "!", "?")):
+                text += "."
+            described[name] = f"{text} Placeholders it must keep: {needed or 'none'}.".strip()
+        return described
+
+    def _intro_html(self) -> Markup:
+        judge = self.scorer.judge_model
+        if len(self._data) == self._total_items - self._unreadable:
+            drawn = "all of them"
+        elif self._seed is None:
+            drawn = "the first ones"
+        else:
+            drawn = f"drawn with seed {self._seed}"
+        text = (
+            f"Tuning the {self.scorer.id} prompts (judge: {judge}) on "
+            f"{len(self._data)} of {self._total_items} items ({drawn})."
+        )
+        if self._unreadable:
+            text += f" {self._unreadable} unreadable items are left out."
+        if self.label_column:
+            text += f" Human labels: {self.label_column}."
+        return Markup(f"<div>{esc(text)}</div>")
+
+    @property
+    def items(self) -> list[Any]:
+        """The ids of the sampled items, in data order."""
+        return [row["id"] for row in self._data]
+
+    def edited_prompts(self) -> dict[str, str]:
+        """The templates whose text area differs from the scorer's template, by name."""
+        current = self.scorer.prompts
+        return {
+            name: area.value for name, area in self.textareas.items() if area.value != current[name]
+        }
+
+    def tuned_scorer(self) -> JudgedScorer:
+        """The scorer with the edited templates.
+
+        Raises:
+            ConfigurationError: An edited template lost a placeholder or uses an unknown one.
+        """
+        return self.scorer.with_prompts(self.edited_prompts())
+
+    def export(self) -> dict[str, str]:
+        """Return (and show) the templates that differ from the scorer's defaults.
+
+        Returns:
+            ``{name: text}``, ready for ``create_*_scorer(prompts=...)``; empty when nothing
+            differs from the defaults.
+
+        Raises:
+            ConfigurationError: An edited template lost a placeholder or uses an unknown one.
+        """
+        try:
+            tuned = self.tuned_scorer()
+        except ConfigurationError as error:
+            self.export_view.value = str(note(f"Cannot export: {error}", kind="error"))
+            raise
+        exported = tuned.prompts.changed
+        self.exported = exported
+        factory = _factory_name(self.scorer)
+        if exported:
+            code = f"prompts = {pprint.pformat(exported, width=96, sort_dicts=False)}\n"
+            code += f"scorer = {factory}(model=..., prompts=prompts)"
+            shown = join(
+                [
+                    Markup(
+                        "<div><b>Exported prompts</b> (templates that differ from the "
+                        "defaults):</div>"
+                    ),
+                    Markup(
+                        "<pre class='evaltoolkit-export' style='white-space:pre-wrap'>"
+                        f"{esc(code)}</pre>"
+                    ),
+                ]
+            )
+        else:
+            shown = note("Nothing to export: every template is the default one.")
+        self.export_view.value = str(shown)
+        return exported
+
+    def run(self) -> asyncio.Task[pd.DataFrame] | None:
+        """Start a run, as the Run button does.
+
+        Inside a running event loop (a Jupyter kernel) the run is scheduled as a task on it
+        and the task is returned at once (also in ``.task``); a run already in progress is
+        returned instead of starting another. With no loop running, the run completes before
+        this returns None; the result is then in ``.comparison``.
+        """
+        if self.task is not None and not self.task.done():
+            return self.task
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            asyncio.run(self.run_async())
+            return None
+        self.task = loop.create_task(self.run_async())
+        self.task.add_done_callback(_consume_outcome)
+        return self.task
+
+    def run_sync(self) -> pd.DataFrame:
+        """Run to completion and return the comparison, even inside a running event loop."""
+        return run_sync(self.run_async())
+
+    async def run_async(self) -> pd.DataFrame:
+        """Rescore the sample with the edited templates; return the per-item comparison.
+
+        Returns:
+            One row per sampled item: ``item_id``, ``before``, ``after``, ``change`` and,
+            with labels, the label column.
+
+        Raises:
+            ConfigurationError: An edited template lost a placeholder or uses an unknown one.
+        """
+        try:
+            tuned = self.tuned_scorer()
+        except ConfigurationError as error:
+            self.status.value = str(note(f"Not run: {error}", kind="error"))
+            raise
+        edited = list(self.edited_prompts())
+        self.run_button.disabled = True
+        self.results.value = ""
+        runs = 1 if self._before is not None else 2
+        self.progress.max = max(1, runs * len(self._data))
+        self.progress.value = 0
+        self.progress.description = "0 scored"
+        self.progress.bar_style = ""
+        self.status.value = str(esc(f"Scoring {len(self._data)} items…"))
+        try:
+            if self._before is None:
+                self._before = await self._score(self.scorer)
+            after = await self._score(tuned)
+            comparison = self._compare(self._before, after)
+            self.comparison = comparison
+            self.agreement = self._agreement(comparison) if self.label_column else None
+            self._last_edited = edited
+            self.status.value = str(self._status_html(comparison, after, edited))
+            self.results.value = str(self._results_html(comparison))
+            self.progress.bar_style = "success"
+            return comparison
+        except Exception as error:
+            self.progress.bar_style = "danger"
+            self.status.value = str(
+                note(f"The run failed: {type(error).__name__}: {error}", kind="error")
+            )
+            raise
+        finally:
+            self.run_button.disabled = False
+
+    async def _score(self, scorer: Scorer) -> EvalResult:
+        return await arun_evals(
+            self._data,
+            scorer,
+            concurrency=self.concurrency,
+            on_item_complete=self._on_item_complete,
+            progress=False,
+        )
+
+    def _on_item_complete(self, item: ItemResult) -> None:
+        self.progress.value = min(self.progress.value + 1, self.progress.max)
+        self.progress.description = f"{self.progress.value}/{self.progress.max}"
+
+    def _scores(self, result: EvalResult) -> list[float]:
+        scorer_id = result.scorer_ids[0]
+        return [score.score for score in result.results(scorer_id)]
+
+    def _compare(self, before: EvalResult, after: EvalResult) -> pd.DataFrame:
+        import pandas as pd
+
+        before_scores, after_scores = self._scores(before), self._scores(after)
+        frame = pd.DataFrame(
+            {
+                "item_id": [row["id"] for row in self._data],
+                "before": before_scores,
+                "after": after_scores,
+                "change": [
+                    after - before
+                    for before, after in zip(before_scores, after_scores, strict=True)
+                ],
+            }
+        )
+        if self.label_column:
+            frame[self.label_column] = [row.get(self.label_column) for row in self._data]
+        magnitude = frame["change"].abs()
+        order = sorted(
+            range(len(frame)),
+            key=lambda position: (
+                math.isnan(magnitude.iloc[position]),
+                -(0.0 if math.isnan(magnitude.iloc[position]) else magnitude.iloc[position]),
+                position,
+            ),
+        )
+        return frame.iloc[order].reset_index(drop=True)
+
+    def _agreement(self, comparison: pd.DataFrame) -> pd.DataFrame:
+        import pandas as pd
+
+        from ..meta import agreement
+
+        assert self.label_column is not None
+        table = agreement(
+            comparison,
+            ["before", "after"],
+            self.label_column,
+            n_bootstrap=self.n_bootstrap,
+            seed=0,
+        )
+        pooled = {
+            (str(record["metric"]), str(record["score"])): record
+            for record in table.to_dict(orient="records")
+            if record["level"] == "pooled"
+        }
+        rows = []
+        for metric in _AGREEMENT_METRICS:
+            before, after = pooled.get((metric, "before")), pooled.get((metric, "after"))
+            if before is None or after is None:
+                continue
+            rows.append(
+                {
+                    "metric": metric,
+                    "before": float(before["value"]),
+                    "after": float(after["value"]),
+                    "change": float(after["value"]) - float(before["value"]),
+                    "before_ci_low": float(before["ci_low"]),
+                    "before_ci_high": float(before["ci_high"]),
+                    "after_ci_low": float(after["ci_low"]),
+                    "after_ci_high": float(after["ci_high"]),
+                    "n": int(after["n"]),
+                }
+            )
+        return pd.DataFrame(rows)
+
+    def _status_html(
+        self, comparison: pd.DataFrame, after: EvalResult, edited: list[str]
+    ) -> Markup:
+        changes = [value for value in comparison["change"].tolist() if not math.isnan(value)]
+        changed = sum(1 for value in changes if abs(value) > _CHANGE_TOLERANCE)
+        mean = math.fsum(changes) / len(changes) if changes else math.nan
+        failed = len(comparison) - len(changes)
+        text = (
+            f"Scored {len(comparison)} items before and after: {changed} changed, mean change "
+            f"{_signed(mean)}."
+        )
+        if failed:
+            text += f" {failed} items failed in one of the runs (no change computed)."
+        text += f" Edited templates: {', '.join(edited) or 'none'}."
+        parts: list[object] = [Markup(f"<div class='evaltoolkit-status'>{esc(text)}</div>")]
+        if self.offline:
+            parts.append(
+                note(
+                    "Scores are unchanged because the offline judge ignores prompts; use a "
+                    "model judge to tune them.",
+                    kind="warning",
+                )
+            )
+        else:
+            calls = [
+                call
+                for item in after
+                for result in item.scorer_results.values()
+                for call in result.calls
+            ]
+            cached = sum(1 for call in calls if call.cached)
+            cache_text = (
+                f"{cached} of {len(calls)} judge calls of the edited run came from the judge "
+                "cache (unchanged prompts cost nothing)."
+            )
+            parts.append(Markup(f"<div>{esc(cache_text)}</div>"))
+        return join(parts)
+
+    def _results_html(self, comparison: pd.DataFrame) -> Markup:
+        headers = ["item_id", "before", "after", "change"]
+        if self.label_column:
+            headers.append(self.label_column)
+        body = []
+        for record in comparison.to_dict(orient="records"):
+            cells: list[object] = [
+                record["item_id"],
+                format_score(record["before"]),
+                format_score(record["after"]),
+                _signed(float(record["change"])),
+            ]
+            if self.label_column:
+                cells.append(record[self.label_column])
+            body.append(cells)
+        parts: list[object] = [
+            Markup("<h4 style='margin:10px 0 4px 0'>Score change per item</h4>"),
+            table(headers, body, css_class="evaltoolkit-score-change"),
+        ]
+        if self.agreement is not None and self.label_column:
+            agreement_rows = [
+                (
+                    _METRIC_NAMES.get(str(row["metric"]), str(row["metric"])),
+                    f"{format_score(row['before'])}"
+                    f"{_interval(row['before_ci_low'], row['before_ci_high'])}",
+                    f"{format_score(row['after'])}"
+                    f"{_interval(row['after_ci_low'], row['after_ci_high'])}",
+                    _signed(float(row["change"])),
+                    row["n"],
+                )
+                for row in self.agreement.to_dict(orient="records")
+            ]
+            parts.append(
+                Markup(
+                    "<h4 style='margin:10px 0 4px 0'>Agreement with "
+                    f"{esc(self.label_column)} (95% bootstrap interval)</h4>"
+                )
+            )
+            parts.append(
+                table(
+                    ["metric", "before", "after", "change", "n"],
+                    agreement_rows,
+                    css_class="evaltoolkit-agreement",
+                )
+            )
+        return join(parts)
+
+    def _on_run_click(self, button: Any) -> None:
+        try:
+            self.run()
+        except Exception:  # shown in the status line; a button callback has no caller to tell
+            return
+
+    def _on_export_click(self, button: Any) -> None:
+        try:
+            self.export()
+        except ConfigurationError:  # shown in the export pane
+            return
+
+    def __repr__(self) -> str:
+        judge = self.scorer.judge_model
+        last = ""
+        if self.comparison is not None:
+            changes = [value for value in self.comparison["change"] if not math.isnan(value)]
+            changed = sum(1 for value in changes if abs(value) > _CHANGE_TOLERANCE)
+            last = f", last run: {changed} of {len(self.comparison)} changed"
+        return (
+            f"PromptTuner({self.scorer.id}, judge={judge!r}, "
+            f"{len(self._data)} sampled items, {len(self.edited_prompts())} edited "
+            f"template(s){last})"
+        )
+
+
+def _consume_outcome(task: asyncio.Task[Any]) -> None:
+    """Mark a run task's exception as seen: the status line already shows it."""
+    if not task.cancelled():
+        task.exception()

@@ -1,0 +1,628 @@
+"""The notebook views, built from real offline-judge results and driven from Python."""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+from _support import DATA, REPO
+from judge_script import requests_for, script_steps
+
+import evaltoolkit as et
+from evaltoolkit import ConfigurationError, EvalResult, MissingDependencyError
+from evaltoolkit.errors import JudgeReplyError
+from evaltoolkit.judge import JudgeReply, JudgeRequest, OfflineJudge
+from evaltoolkit.widgets import AxisExplorer, PromptTuner, ResultBrowser
+from evaltoolkit.widgets._html import CELL_STYLE as CELL
+
+SCRIPT = "<script>alert(1)</script>"
+IMG = "<img src=x onerror=alert(1)>"
+PAYLOAD_ID = "payload-item"
+FAIL_MARK = "FAIL-AT-COVERAGE"
+BROKEN_REPLY = '{"verdicts": [oops <b>bold</b>'
+
+
+def _demo_rows() -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (DATA / "demo_summaries.jsonl").read_text().splitlines()]
+
+
+def _payload_row(source: str) -> dict[str, Any]:
+    return {
+        "id": PAYLOAD_ID,
+        "doc_id": "harbour-bridge",
+        "input": source,
+        "output": (
+            f"The council voted to replace the Harbour Bridge. {SCRIPT} {IMG} "
+            "Engineers found corrosion in 14 of 22 supports."
+        ),
+        "fault": "payload",
+        "human_score": 1,
+    }
+
+
+class CoverageFailingJudge:
+    """The offline judge, except that coverage fails (unparseable reply) for marked summaries."""
+
+    def __init__(self) -> None:
+        self._offline = OfflineJudge()
+
+    @property
+    def model(self) -> str:
+        return "offline"
+
+    @property
+    def offline(self) -> bool:
+        return True
+
+    async def complete(self, request: JudgeRequest) -> JudgeReply:
+        if request.step == "coverage" and FAIL_MARK in str(request.variables.get("summary")):
+            raise JudgeReplyError(
+                "the coverage reply never validated",
+                step="coverage",
+                raw_reply=BROKEN_REPLY,
+                attempts=3,
+            )
+        return await self._offline.complete(request)
+
+
+@pytest.fixture(scope="module")
+def rows() -> list[dict[str, Any]]:
+    demo = _demo_rows()
+    return [*demo, _payload_row(demo[0]["input"])]
+
+
+@pytest.fixture(scope="module")
+def summaries(rows: list[dict[str, Any]]) -> EvalResult:
+    """Offline-judged summarization results on the demo summaries plus the payload item."""
+    return et.run_evals(rows, et.create_summarization_scorer(), progress=False)
+
+
+@pytest.fixture(scope="module")
+def with_failures(rows: list[dict[str, Any]]) -> EvalResult:
+    """Two scorers over the demo summaries, one item failing at input, one at coverage."""
+    failing = [
+        {"id": "no-output", "input": rows[0]["input"], "output": None},
+        {"id": "bad-coverage", "input": rows[0]["input"], "output": f"{FAIL_MARK} {SCRIPT}"},
+    ]
+    summarization = et.create_summarization_scorer(CoverageFailingJudge())
+    return et.run_evals(
+        [*rows, *failing],
+        [summarization, et.create_textual_difference_scorer()],
+        progress=False,
+    )
+
+
+def _expected_listing(result: EvalResult, threshold: float) -> list[Any]:
+    gaps = [
+        (item.item_id, abs(score.details["alignment_score"] - score.details["coverage_score"]))
+        for item in result
+        for score in [item.scorer_results["summarization"]]
+        if not score.failed
+    ]
+    kept = [(item_id, gap) for item_id, gap in gaps if gap >= threshold - 1e-9]
+    return [item_id for item_id, _ in sorted(kept, key=lambda entry: -entry[1])]
+
+
+def _assert_escaped(markup: str) -> None:
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in markup
+    assert "&lt;img src=x onerror=alert(1)&gt;" in markup
+    assert "<script" not in markup.lower()
+    assert "<img" not in markup.lower()
+
+
+def _table_rows(markup: str, css_class: str) -> list[list[str]]:
+    """The text of each body cell of the table with ``css_class``, row by row."""
+    table = re.search(rf"<table class='[^']*{css_class}[^']*'.*?</table>", markup, re.S)
+    assert table is not None, f"no table {css_class} in the HTML"
+    body = re.search(r"<tbody>(.*)</tbody>", table.group(0), re.S)
+    assert body is not None
+    return [
+        [re.sub(r"<[^>]+>", "", cell) for cell in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+        for row in re.findall(r"<tr>(.*?)</tr>", body.group(1), re.S)
+    ]
+
+
+# AxisExplorer ------------------------------------------------------------------------------
+
+
+def test_axis_explorer_lists_the_disagreeing_items_most_disagreeing_first(
+    summaries: EvalResult,
+) -> None:
+    explorer = AxisExplorer(summaries, threshold=0.3)
+    assert explorer.items == _expected_listing(summaries, 0.3)
+    gaps = [explorer.disagreement(item_id) for item_id in explorer.items]
+    assert gaps == sorted(gaps, reverse=True)
+    assert all(gap >= 0.3 - 1e-9 for gap in gaps)
+    assert explorer.selected == explorer.items[0]
+    assert f"{len(explorer.items)} of 17 items disagree by at least 0.30" in (
+        explorer.listing_note.value
+    )
+
+
+def test_moving_the_slider_relists_and_redraws(summaries: EvalResult) -> None:
+    explorer = AxisExplorer(summaries, threshold=0.3)
+    before_png = explorer.figure.value
+    explorer.threshold.value = 0.8
+    assert explorer.items == _expected_listing(summaries, 0.8)
+    assert len(explorer.items) < len(_expected_listing(summaries, 0.3))
+    assert explorer.item_list.options[0][0].startswith(explorer.items[0])
+    assert explorer.figure.value != before_png  # the threshold band moved
+    explorer.threshold.value = 0.0
+    assert len(explorer.items) == 17
+
+
+def test_selecting_an_item_shows_its_texts_claims_questions_and_reason(
+    summaries: EvalResult,
+) -> None:
+    explorer = AxisExplorer(summaries)
+    item = next(item for item in summaries if item.item_id == "harbour-bridge-0")
+    score = item.scorer_results["summarization"]
+    explorer.select("harbour-bridge-0")
+    detail = explorer.detail.value
+    assert explorer.selected == "harbour-bridge-0"
+    assert "Item harbour-bridge-0" in detail
+    assert "Source" in detail and "Summary" in detail
+    assert "display:flex" in detail  # side by side
+    assert "Rita Okafor" in detail  # only in the source
+    details = score.details
+    supported = details["claims"] - details["unsupported_claims"]
+    answered = details["questions"] - details["unanswered_questions"]
+    assert (
+        f"Claims: alignment {details['alignment_score']:.3f} "
+        f"({supported} of {details['claims']} supported)"
+    ) in detail
+    assert (
+        f"Questions: coverage {details['coverage_score']:.3f} "
+        f"({answered} of {details['questions']} answered by the summary)"
+    ) in detail
+    assert score.preprocess_step_result is not None and score.analyze_step_result is not None
+    claims = _table_rows(detail, "evaltoolkit-claims")
+    assert claims == [
+        [
+            str(position),
+            html.escape(claim["claim"]),
+            "supported" if claim["supported"] else "not supported",
+            html.escape(claim["reason"]),
+        ]
+        for position, claim in enumerate(score.preprocess_step_result["alignment"], start=1)
+    ]
+    assert [row[2] for row in claims].count("not supported") == details["unsupported_claims"]
+    questions = _table_rows(detail, "evaltoolkit-questions")
+    assert questions == [
+        [
+            str(position),
+            html.escape(verdict["question"]),
+            "answered" if verdict["answered"] else "not answered",
+            html.escape(verdict["reason"]),
+        ]
+        for position, verdict in enumerate(score.analyze_step_result["coverage"], start=1)
+    ]
+    assert [row[2] for row in questions].count("not answered") == details["unanswered_questions"]
+    assert f"<td style='{CELL}'>{score.score:.3f}</td>" in detail
+    assert f"<td style='{CELL}'>{details['decided_by']}</td>" in detail
+    assert html.escape(str(score.reason)) in detail
+
+
+def test_picking_in_the_list_selects_like_a_click(summaries: EvalResult) -> None:
+    explorer = AxisExplorer(summaries, threshold=0.3)
+    png = explorer.figure.value
+    second = explorer.item_list.options[1][1]
+    explorer.item_list.value = second
+    assert explorer.selected == explorer.items[1]
+    assert f"Item {explorer.items[1]}" in explorer.detail.value
+    assert explorer.figure.value != png  # the ring moved to the new item
+    assert bytes(explorer.figure.value).startswith(b"\x89PNG")
+
+
+def test_the_payload_shows_as_text(summaries: EvalResult) -> None:
+    explorer = AxisExplorer(summaries)
+    assert PAYLOAD_ID in explorer.items
+    explorer.select(PAYLOAD_ID)
+    _assert_escaped(explorer.detail.value)
+    claims = _table_rows(explorer.detail.value, "evaltoolkit-claims")
+    assert any("&lt;script&gt;" in row[1] for row in claims)
+
+
+def test_the_list_is_capped_to_the_most_disagreeing(summaries: EvalResult) -> None:
+    explorer = AxisExplorer(summaries, threshold=0.0, max_listed=3)
+    assert explorer.items == _expected_listing(summaries, 0.0)[:3]
+    assert "17 of 17 items disagree by at least 0.00" in explorer.listing_note.value
+    assert "The list holds the first 3." in explorer.listing_note.value
+    with pytest.raises(ConfigurationError, match="max_listed"):
+        AxisExplorer(summaries, max_listed=0)
+
+
+def test_a_frame_gives_the_same_view_as_the_result(summaries: EvalResult) -> None:
+    from_result = AxisExplorer(summaries, threshold=0.2)
+    from_frame = AxisExplorer(summaries.to_frame(), threshold=0.2)
+    assert from_frame.items == from_result.items
+    from_frame.select(PAYLOAD_ID)
+    from_result.select(PAYLOAD_ID)
+    assert from_frame.detail.value == from_result.detail.value
+
+
+def test_failed_items_are_counted_not_listed(with_failures: EvalResult) -> None:
+    explorer = AxisExplorer(with_failures, threshold=0.0)
+    assert "no-output" not in explorer.items and "bad-coverage" not in explorer.items
+    assert len(explorer.items) == 17
+    assert "2 failed items not listed" in explorer.listing_note.value
+    explorer.select("bad-coverage")
+    assert "Failed at step coverage (JudgeReplyError)" in explorer.detail.value
+
+
+def test_axis_explorer_reprs_and_errors(summaries: EvalResult, with_failures: EvalResult) -> None:
+    explorer = AxisExplorer(summaries, threshold=0.9)
+    listed = _expected_listing(summaries, 0.9)
+    assert repr(explorer) == (
+        f"AxisExplorer(summarization: 17 items, {len(listed)} with |alignment - coverage| "
+        f">= 0.90, selected={listed[0]!r})"
+    )
+    bundle = explorer._repr_mimebundle_()
+    assert bundle["text/plain"] == repr(explorer)
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    with pytest.raises(KeyError, match="no item 'nope'"):
+        explorer.select("nope")
+    with pytest.raises(ConfigurationError, match="no results of scorer 'other'"):
+        AxisExplorer(summaries, scorer="other")
+    with pytest.raises(ConfigurationError, match="no alignment and coverage scores"):
+        AxisExplorer(with_failures, scorer="textual-difference")
+
+
+# ResultBrowser -----------------------------------------------------------------------------
+
+
+def test_result_browser_filters_by_scorer(with_failures: EvalResult) -> None:
+    browser = ResultBrowser(with_failures, max_rows=100)
+    assert browser.matching == 2 * 19
+    browser.scorer_filter.value = "textual-difference"
+    assert browser.matching == 19
+    assert {scorer for _, scorer in browser.visible} == {"textual-difference"}
+    assert "showing 19 of 19 matching rows (38 in all)" in browser.table.value
+
+
+def test_result_browser_score_range_and_failed_only(with_failures: EvalResult) -> None:
+    browser = ResultBrowser(with_failures, max_rows=100)
+    browser.scorer_filter.value = "summarization"
+    browser.score_range.value = (0.4, 1.0)
+    frame = with_failures.to_frame()
+    expected = frame[(frame.scorer == "summarization") & frame.score.between(0.4, 1.0)]
+    assert sorted(item_id for item_id, _ in browser.visible) == sorted(expected.item_id)
+    assert "no-output" not in {item_id for item_id, _ in browser.visible}
+
+    browser.score_range.value = (browser.score_range.min, browser.score_range.max)
+    browser.failed_only.value = True
+    assert browser.visible == [("no-output", "summarization"), ("bad-coverage", "summarization")]
+    assert "[coverage] the coverage reply never validated" in browser.table.value
+
+
+def test_result_browser_sorts_both_ways_with_missing_scores_last(
+    with_failures: EvalResult,
+) -> None:
+    browser = ResultBrowser(with_failures, max_rows=100)
+    browser.scorer_filter.value = "summarization"
+    browser.sort_by.value = "score"
+    browser.descending.value = True
+    scores = _scores_of(browser, with_failures)
+    finite = [score for score in scores if score == score]
+    assert finite == sorted(finite, reverse=True)
+    assert [item_id for item_id, _ in browser.visible[-2:]] == ["no-output", "bad-coverage"]
+    browser.descending.value = False
+    ascending = [score for score in _scores_of(browser, with_failures) if score == score]
+    assert ascending == sorted(ascending)
+    browser.sort_by.value = "alignment_score"
+    assert "alignment_score" in browser.table.value  # the sort column is shown
+    assert "sorted by alignment_score, ascending" in browser.table.value
+
+
+def _scores_of(browser: ResultBrowser, result: EvalResult) -> list[float]:
+    by_key = {
+        (item.item_id, name): score.score
+        for item in result
+        for name, score in item.scorer_results.items()
+    }
+    return [by_key[key] for key in browser.visible]
+
+
+def test_result_browser_caps_the_rows_it_shows(with_failures: EvalResult) -> None:
+    browser = ResultBrowser(with_failures, max_rows=5)
+    assert len(browser.visible) == 5
+    assert len(_table_rows(browser.table.value, "evaltoolkit-results")) == 5
+    assert "showing 5 of 38 matching rows (38 in all)" in browser.table.value
+    assert len(browser.item_picker.options) == 5
+
+
+def test_result_browser_detail_shows_the_error_and_the_raw_replies(
+    with_failures: EvalResult,
+) -> None:
+    browser = ResultBrowser(with_failures)
+    browser.show("bad-coverage", "summarization")
+    detail = browser.detail.value
+    assert "Failed at step coverage (JudgeReplyError): the coverage reply never validated" in detail
+    assert "the model&#x27;s last raw reply" in detail
+    assert "{&quot;verdicts&quot;: [oops &lt;b&gt;bold&lt;/b&gt;" in detail
+    assert "<b>bold</b>" not in detail
+    _assert_escaped_payload_text(detail)
+
+    browser.show("no-output", "summarization")
+    assert "Failed at step input (InputError)" in browser.detail.value
+
+    browser.show(PAYLOAD_ID, "summarization")
+    detail = browser.detail.value
+    assert "source_judgement: prompt" in detail and "source_judgement: raw reply" in detail
+    assert "coverage: prompt" in detail and "reason: raw reply" in detail
+    _assert_escaped(detail)
+    assert browser.picked == (PAYLOAD_ID, "summarization")
+
+
+def _assert_escaped_payload_text(markup: str) -> None:
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in markup
+    assert "<script" not in markup.lower()
+
+
+def test_result_browser_picker_and_frame_input(with_failures: EvalResult, tmp_path: Path) -> None:
+    path = with_failures.to_parquet(tmp_path / "results.parquet")
+    browser = ResultBrowser(pd.read_parquet(path))
+    browser.scorer_filter.value = "summarization"
+    browser.failed_only.value = True
+    assert browser.visible == [("no-output", "summarization"), ("bad-coverage", "summarization")]
+    browser.item_picker.value = browser.item_picker.options[1][1]
+    assert browser.picked == ("bad-coverage", "summarization")
+    detail = browser.detail.value
+    assert "Failed at step coverage" in detail
+    assert "[oops &lt;b&gt;bold&lt;/b&gt;" in detail  # the failed call's raw reply, from the frame
+    assert "ResultBrowser(38 rows, 2 matching, showing 2" in repr(browser)
+    with pytest.raises(KeyError):
+        browser.show("nope")
+    with pytest.raises(ConfigurationError, match="max_rows"):
+        ResultBrowser(with_failures, max_rows=0)
+
+
+# PromptTuner -------------------------------------------------------------------------------
+
+
+def test_prompt_tuner_says_the_offline_judge_ignores_prompts(rows: list[dict[str, Any]]) -> None:
+    tuner = PromptTuner(et.create_summarization_scorer(), rows, sample=5)
+    note = tuner.offline_note.value
+    assert "offline judge" in note and "ignores prompts" in note
+    assert "scores before and after" in note
+    assert "create_summarization_scorer(model=&quot;openai/gpt-4o-mini&quot;)" in note
+    assert "api_base=&quot;http://127.0.0.1:8000/v1&quot;" in note
+    assert set(tuner.textareas) == {"system", "source_judgement", "coverage", "reason"}
+    assert tuner.textareas["coverage"].value == et.create_summarization_scorer().prompts["coverage"]
+
+
+def test_run_rescores_the_sample_and_shows_the_change_and_agreement(
+    rows: list[dict[str, Any]],
+) -> None:
+    tuner = PromptTuner(
+        et.create_summarization_scorer(), rows, labels="human_score", sample=8, seed=None
+    )
+    assert tuner.items == [row["id"] for row in rows[:8]]
+    tuner.textareas["coverage"].value += "\nAnswer strictly."
+    tuner.run_button.click()  # no event loop here: the run completes before click() returns
+
+    comparison = tuner.comparison
+    assert comparison is not None
+    assert list(comparison.columns) == ["item_id", "before", "after", "change", "human_score"]
+    assert sorted(comparison.item_id) == sorted(tuner.items)
+    assert (comparison.change == 0).all()  # the offline judge ignores prompts
+    assert tuner.progress.value == tuner.progress.max == 16  # before and after runs
+    table_rows = _table_rows(tuner.results.value, "evaltoolkit-score-change")
+    assert len(table_rows) == 8
+    first = comparison.iloc[0]
+    assert table_rows[0] == [
+        str(first.item_id),
+        f"{first.before:.3f}",
+        f"{first.after:.3f}",
+        "0.000",
+        str(first.human_score),
+    ]
+    status = tuner.status.value
+    assert "Scored 8 items before and after: 0 changed" in status
+    assert "Edited templates: coverage" in status
+    assert "offline judge ignores prompts" in status
+
+    agreement = tuner.agreement
+    assert agreement is not None
+    assert list(agreement.metric) == ["spearman", "kendall", "pearson"]
+    assert (agreement.before == agreement.after).all()
+    shown = _table_rows(tuner.results.value, "evaltoolkit-agreement")
+    assert [row[0] for row in shown] == ["Spearman", "Kendall", "Pearson"]
+    assert all(row[3] == "0.000" and row[4] == "8" for row in shown)
+
+    tuner.run_button.click()  # the "before" scores are computed once
+    assert tuner.progress.max == 8
+
+
+def test_boolean_labels_add_auroc(tmp_path: Path) -> None:
+    tuner = PromptTuner(
+        et.create_answer_similarity_scorer(),
+        DATA / "demo_answers.jsonl",
+        labels="human_correct",
+        sample=10,
+        n_bootstrap=0,
+    )
+    comparison = tuner.run_sync()
+    assert len(comparison) == 10
+    assert tuner.agreement is not None
+    assert list(tuner.agreement.metric) == ["spearman", "kendall", "pearson", "auroc"]
+    assert "AUROC" in tuner.results.value
+
+
+def test_export_returns_only_the_changed_templates(rows: list[dict[str, Any]]) -> None:
+    scorer = et.create_summarization_scorer()
+    tuner = PromptTuner(scorer, rows, sample=3)
+    assert tuner.export() == {}
+    assert "Nothing to export" in tuner.export_view.value
+    edited = scorer.prompts["coverage"] + "\nUse <b>only</b> the summary."
+    tuner.textareas["coverage"].value = edited
+    tuner.export_button.click()
+    assert tuner.exported == {"coverage": edited}
+    assert tuner.export() == {"coverage": edited}
+    shown = tuner.export_view.value
+    assert "prompts = {&#x27;coverage&#x27;:" in shown
+    assert "create_summarization_scorer(model=..., prompts=prompts)" in shown
+    assert "&lt;b&gt;only&lt;/b&gt;" in shown and "<b>only</b>" not in shown
+    rebuilt = et.create_summarization_scorer(prompts=tuner.exported)
+    assert rebuilt.prompts["coverage"] == edited
+    assert rebuilt.prompts["source_judgement"] == scorer.prompts["source_judgement"]
+
+
+def test_export_keeps_the_scorers_own_overrides(rows: list[dict[str, Any]]) -> None:
+    defaults = et.create_summarization_scorer().prompts
+    scorer = et.create_summarization_scorer(prompts={"reason": defaults["reason"] + " Be brief."})
+    tuner = PromptTuner(scorer, rows, sample=3)
+    assert tuner.textareas["reason"].value == scorer.prompts["reason"]
+    assert tuner.edited_prompts() == {}
+    tuner.textareas["coverage"].value = defaults["coverage"] + " Be strict."
+    assert tuner.edited_prompts() == {"coverage": defaults["coverage"] + " Be strict."}
+    # What create_summarization_scorer(prompts=...) needs to rebuild the tuned scorer:
+    assert tuner.export() == {
+        "coverage": defaults["coverage"] + " Be strict.",
+        "reason": defaults["reason"] + " Be brief.",
+    }
+
+
+def test_a_broken_template_is_reported_not_run(rows: list[dict[str, Any]]) -> None:
+    tuner = PromptTuner(et.create_summarization_scorer(), rows, sample=3)
+    tuner.textareas["coverage"].value = "No placeholders at all <script>x</script>"
+    tuner.run_button.click()
+    assert tuner.comparison is None
+    assert "Not run:" in tuner.status.value and "missing the placeholder" in tuner.status.value
+    assert "<script>" not in tuner.status.value
+    tuner.export_button.click()
+    assert "Cannot export" in tuner.export_view.value
+    with pytest.raises(ConfigurationError, match="missing the placeholder"):
+        tuner.export()
+
+
+async def test_run_inside_an_event_loop_does_not_block(rows: list[dict[str, Any]]) -> None:
+    tuner = PromptTuner(et.create_summarization_scorer(), rows, labels="human_score", sample=6)
+    tuner.run_button.click()
+    task = tuner.task
+    assert isinstance(task, asyncio.Task)
+    assert not task.done()  # scheduled on the running loop; click() returned at once
+    assert tuner.run() is task  # a second press while running joins the same run
+    comparison = await task
+    assert len(comparison) == 6
+    assert tuner.run_button.disabled is False
+    again = await tuner.run_async()
+    assert list(again.item_id) == list(comparison.item_id)
+
+
+def test_the_sample_is_seeded_and_in_data_order(rows: list[dict[str, Any]]) -> None:
+    scorer = et.create_summarization_scorer()
+    first = PromptTuner(scorer, rows, sample=5, seed=0).items
+    assert first == PromptTuner(scorer, rows, sample=5, seed=0).items
+    assert first != PromptTuner(scorer, rows, sample=5, seed=1).items
+    order = [row["id"] for row in rows]
+    assert [order.index(item_id) for item_id in first] == sorted(
+        order.index(item_id) for item_id in first
+    )
+    assert PromptTuner(scorer, rows, sample=100).items == order
+    assert "on 5 of 17 items (drawn with seed 0)" in PromptTuner(scorer, rows, sample=5).intro.value
+
+
+def test_prompt_tuner_rejects_bad_arguments(rows: list[dict[str, Any]]) -> None:
+    with pytest.raises(ConfigurationError, match="no prompt templates"):
+        PromptTuner(et.create_textual_difference_scorer(), rows)
+    with pytest.raises(ConfigurationError, match="labels field 'missing'"):
+        PromptTuner(et.create_summarization_scorer(), rows, labels="missing")
+    with pytest.raises(ConfigurationError, match="numbers or booleans"):
+        PromptTuner(et.create_summarization_scorer(), rows, labels="fault")
+    with pytest.raises(ConfigurationError, match="sample"):
+        PromptTuner(et.create_summarization_scorer(), rows, sample=0)
+    tuner = PromptTuner(et.create_summarization_scorer(), rows, sample=4)
+    tuner.textareas["reason"].value += " Be brief."
+    assert repr(tuner) == (
+        "PromptTuner(summarization, judge='offline', 4 sampled items, 1 edited template(s))"
+    )
+
+
+def _model_judge_replies(strict_marker: str) -> Mapping[str, Callable[[dict[str, Any]], Any]]:
+    from loopback_server import reply
+
+    def source_judgement(body: dict[str, Any]) -> Any:
+        return reply(
+            {
+                "claims": [
+                    {"claim": "The bridge will be replaced.", "supported": True, "reason": "stated"}
+                ],
+                "questions": ["Is the bridge replaced?", "Does it cost 240 million dollars?"],
+            }
+        )
+
+    def coverage(body: dict[str, Any]) -> Any:
+        strict = strict_marker in "\n".join(str(m["content"]) for m in body["messages"])
+        return reply(
+            {
+                "verdicts": [
+                    {"question": "Is the bridge replaced?", "answered": True, "reason": "yes"},
+                    {
+                        "question": "Does it cost 240 million dollars?",
+                        "answered": not strict,
+                        "reason": "strict" if strict else "lenient",
+                    },
+                ]
+            }
+        )
+
+    return {"source_judgement": source_judgement, "coverage": coverage}
+
+
+def test_with_a_model_judge_edits_change_scores_and_unchanged_calls_are_cached(
+    rows: list[dict[str, Any]],
+    make_judge: Callable[..., Any],
+    loopback_server: Any,
+    judge_cache_dir: Path,
+) -> None:
+    marker = "Count a question answered only when the summary gives the exact figure."
+    script_steps(loopback_server, _model_judge_replies(marker))
+    scorer = et.create_summarization_scorer(make_judge(cache=judge_cache_dir), reason="template")
+    tuner = PromptTuner(scorer, rows, sample=4, seed=None)
+    assert tuner.offline_note.value == ""
+    tuner.textareas["coverage"].value += "\n" + marker
+    comparison = tuner.run_sync()
+    assert list(comparison.before) == [1.0] * 4
+    assert list(comparison.after) == [0.5] * 4
+    assert list(comparison.change) == [-0.5] * 4
+    assert "4 changed, mean change -0.500" in tuner.status.value
+    # The edited run asked only for coverage; the source judgement came from the cache.
+    assert len(requests_for(loopback_server, "source_judgement")) == 4
+    assert len(requests_for(loopback_server, "coverage")) == 8
+    assert "4 of 8 judge calls of the edited run came from the judge cache" in tuner.status.value
+
+
+# Packaging ---------------------------------------------------------------------------------
+
+
+def test_importing_the_package_and_views_stays_light() -> None:
+    code = (
+        "import sys, evaltoolkit, evaltoolkit.widgets, evaltoolkit.plots; "
+        "print(sorted(m for m in ('ipywidgets', 'matplotlib', 'pandas') if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True
+    )
+    assert done.stdout.strip() == "[]"
+
+
+def test_a_missing_ipywidgets_says_what_to_install(
+    summaries: EvalResult, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "ipywidgets", None)
+    with pytest.raises(MissingDependencyError, match=r"pip install ipywidgets"):
+        AxisExplorer(summaries)
+    with pytest.raises(MissingDependencyError, match=r"pip install ipywidgets"):
+        ResultBrowser(summaries)
+    with pytest.raises(MissingDependencyError, match=r"pip install ipywidgets"):
+        PromptTuner(et.create_summarization_scorer(), [{"input": "a", "output": "b"}])
