@@ -13,7 +13,7 @@ from loopback_server import LoopbackServer, reply
 
 from evaltoolkit import ConfigurationError
 from evaltoolkit.cli import main
-from evaltoolkit.meta import meta_evaluate
+from evaltoolkit.meta import ANSWER_THRESHOLD, meta_evaluate
 
 
 def metric(evaluation_table: pd.DataFrame, score: str, name: str, level: str = "pooled") -> float:
@@ -84,7 +84,7 @@ def test_answer_similarity_keeps_the_best_reference(tmp_path: Path) -> None:
     assert len(evaluation.result) == 5  # q1 was scored against both references
     assert metric(evaluation.agreement, "score_answer_similarity", "auroc") == 1.0
     accuracy = evaluation.agreement[evaluation.agreement["metric"] == "accuracy"]
-    assert float(accuracy["threshold"].iloc[0]) == 0.5
+    assert float(accuracy["threshold"].iloc[0]) == ANSWER_THRESHOLD == 0.4
 
 
 def test_missing_columns_are_named(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ from ..errors import ConfigurationError
 from ..records import EvalResult
 from ..runner import run_evals
 from ..scorers import (
+    ANSWER_THRESHOLD,
     Scorer,
     create_answer_similarity_scorer,
     create_summarization_scorer,
@@ -35,8 +36,6 @@ __all__ = ["ANSWER_THRESHOLD", "MetaEvaluation", "Task", "meta_evaluate"]
 Task = Literal["summarization", "answer-similarity", "textual-difference"]
 TASKS: tuple[Task, ...] = ("summarization", "answer-similarity", "textual-difference")
 
-#: The answer-similarity score at or above which an answer counts as correct.
-ANSWER_THRESHOLD = 0.5
 
 # Column defaults per task: (source or question, summary or answer, reference).
 _DEFAULT_COLUMNS: dict[Task, dict[str, str | None]] = {

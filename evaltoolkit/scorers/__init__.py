@@ -7,6 +7,7 @@ from typing import Any
 
 from ..errors import ConfigurationError
 from ._answer_similarity import (
+    ANSWER_THRESHOLD,
     AnswerSimilarityScorer,
     SimilarityWeights,
     create_answer_similarity_scorer,
@@ -23,6 +24,7 @@ from ._textual_difference import (
 )
 
 __all__ = [
+    "ANSWER_THRESHOLD",
     "SCORER_NAMES",
     "AnswerSimilarityScorer",
     "JudgedScorer",

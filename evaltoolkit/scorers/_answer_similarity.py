@@ -32,10 +32,20 @@ from ._answer_similarity_prompts import (
 from ._base import Scored, ScoringItem, StepTrace, check_scale, merge_options
 from ._judged import JudgedScorer, align_entries, json_text, numbered
 
-__all__ = ["AnswerSimilarityScorer", "SimilarityWeights", "create_answer_similarity_scorer"]
+__all__ = [
+    "ANSWER_THRESHOLD",
+    "AnswerSimilarityScorer",
+    "SimilarityWeights",
+    "create_answer_similarity_scorer",
+]
 
 #: The most that extra information can take off the score.
 EXTRA_INFO_CAP = 0.2
+
+#: The score at or above which an answer counts as correct. With the default weights a single
+#: unit matched at least in meaning scores 0.8 / 1.2 - 0.2 = 0.47 or more even with the most
+#: extra information, and one matched only in part scores at most 0.4 / 1.2 = 0.33.
+ANSWER_THRESHOLD = 0.4
 
 _NO_MATCH = "no match was returned for this unit, so it counts as missing"
 
