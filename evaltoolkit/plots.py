@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import ConfigurationError, MissingDependencyError
 from .records import EvalResult
+from .scorers._summarization import deciding_axis
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -81,14 +82,6 @@ def _number(value: Any) -> float:
         return float(value)
     except (TypeError, ValueError):
         return math.nan
-
-
-def _decided_by(alignment: float, coverage: float) -> str:
-    if alignment < coverage:
-        return "alignment"
-    if coverage < alignment:
-        return "coverage"
-    return "tie"
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,7 +176,7 @@ def axis_points(
         elif isinstance(decided_by, str) and decided_by in AXIS_STYLES:
             axis = decided_by
         else:
-            axis = _decided_by(alignment, coverage)
+            axis = deciding_axis(alignment, coverage)
         points.append(AxisPoint(item_id, alignment, coverage, axis))
     return points
 

@@ -55,7 +55,8 @@ def align_verdicts(
     ]
 
 
-def _decided_by(alignment: float, coverage: float) -> str:
+def deciding_axis(alignment: float, coverage: float) -> str:
+    """The axis that decides ``min(alignment, coverage)``: the lower one, or ``"tie"``."""
     if alignment < coverage:
         return "alignment"
     if coverage < alignment:
@@ -181,7 +182,7 @@ class SummarizationScorer(JudgedScorer):
         alignment_score = supported / len(claims) if claims else 0.0
         coverage_score = answered / len(questions) if questions else 0.0
         score = min(alignment_score, coverage_score) * self.scale
-        decided_by = _decided_by(alignment_score, coverage_score)
+        decided_by = deciding_axis(alignment_score, coverage_score)
 
         reason_inputs: dict[str, Any] = {
             "score": score,
