@@ -1,0 +1,218 @@
+"""Texts analysed once for the summarization steps: pieces of text and source documents."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+
+from ._text import Token, is_light_word, split_clauses, split_sentences, tokenize
+
+EXCERPT_CHARS = 160
+# Sentences before a source sentence whose names a pronoun in it may refer to.
+CONTEXT_SENTENCES = 2
+
+
+def detokenize(text: str) -> str:
+    """Undo the spacing of pre-tokenized text so that quotes read naturally.
+
+    Args:
+        text: Text such as "he did n't say , yes ."
+
+    Returns:
+        The text without the spaces before punctuation and contractions.
+    """
+    text = text.replace("``", '"').replace("''", '"')
+    text = re.sub(r"\s+([,.;:!?%)\]])", r"\1", text)
+    text = re.sub(r"([(\[$])\s+", r"\1", text)
+    text = re.sub(r"\s+(n't|'s|'re|'ve|'ll|'d|'m)\b", r"\1", text)
+    return re.sub(r"\s{2,}", " ", text).strip()
+
+
+def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
+    """Shorten text to at most ``limit`` characters at a word boundary.
+
+    Args:
+        text: The text to quote.
+        limit: The most characters to keep.
+
+    Returns:
+        The (possibly shortened) text, with "..." where it was cut.
+    """
+    text = detokenize(text)
+    if len(text) <= limit:
+        return text
+    return text[:limit].rsplit(" ", 1)[0] + "..."
+
+
+@dataclass(frozen=True)
+class TextUnit:
+    """A piece of text (a sentence, a clause, a window of sentences) with its tokens.
+
+    Attributes:
+        text: The text as written.
+        tokens: Its tokens.
+        stems: The stems of its content words.
+    """
+
+    text: str
+    tokens: tuple[Token, ...]
+    stems: frozenset[str]
+
+    @staticmethod
+    def of(text: str) -> TextUnit:
+        """Analyse a text.
+
+        Args:
+            text: Any text.
+
+        Returns:
+            The text with its tokens and content stems.
+        """
+        tokens = tokenize(text)
+        return TextUnit(text, tokens, frozenset(token.stem for token in tokens if token.is_content))
+
+    @staticmethod
+    def joined(units: tuple[TextUnit, ...] | list[TextUnit]) -> TextUnit:
+        """One unit for several consecutive ones (a window of sentences).
+
+        Args:
+            units: The units, in order.
+
+        Returns:
+            A unit whose text and tokens are theirs, in order.
+        """
+        if len(units) == 1:
+            return units[0]
+        return TextUnit(
+            " ".join(unit.text for unit in units),
+            tuple(token for unit in units for token in unit.tokens),
+            frozenset().union(*(unit.stems for unit in units)),
+        )
+
+    @cached_property
+    def content_counts(self) -> Counter[str]:
+        """How many times each content stem occurs."""
+        return Counter(token.stem for token in self.tokens if token.is_content)
+
+    @cached_property
+    def clauses(self) -> tuple[TextUnit, ...]:
+        """Its clauses (see :func:`split_clauses`)."""
+        return tuple(TextUnit.of(clause) for clause in split_clauses(self.text))
+
+    @cached_property
+    def values(self) -> frozenset[str]:
+        """Its numbers and the days of its dates, in canonical form ("240000000", "#1")."""
+        return frozenset(
+            token.norm for token in self.tokens if token.is_number or token.is_date_day
+        )
+
+    @cached_property
+    def light_positions(self) -> frozenset[int]:
+        """Positions of its verbs and adverbs (see :func:`is_light_word`)."""
+        return frozenset(i for i in range(len(self.tokens)) if is_light_word(self.tokens, i))
+
+
+@dataclass(frozen=True)
+class SourceDocument:
+    """A source document analysed once: its sentences, word weights and names.
+
+    Attributes:
+        sentences: Its sentences.
+        all_stems: Every content stem it uses.
+        values: Every number and date day it gives.
+        names: Stems it always writes capitalised (inside a sentence): names.
+        idf: Inverse sentence frequency of each stem, ``log(1 + sentences / frequency)``.
+        sentence_frequency: How many sentences use each stem.
+        context: For each sentence, what it may refer to without naming it: the names
+            of the ``CONTEXT_SENTENCES`` sentences before it ("he", "the club"), and the names
+            and nouns of the lead sentence, which sets the topic ("the researchers" of "a
+            study").
+    """
+
+    sentences: tuple[TextUnit, ...]
+    all_stems: frozenset[str]
+    values: frozenset[str]
+    names: frozenset[str]
+    idf: dict[str, float]
+    sentence_frequency: dict[str, int]
+    context: tuple[frozenset[str], ...]
+
+    def weight(self, stem: str) -> float:
+        """How specific a word is to this document (a word it never uses: the most)."""
+        return self.idf.get(stem, math.log(1.0 + len(self.sentences)))
+
+    def centrality(self, unit: TextUnit) -> float:
+        """Mean log number of the document's sentences that repeat each content word of a unit.
+
+        Args:
+            unit: A piece of the document.
+
+        Returns:
+            0 for a unit whose words occur once; more the more its words recur.
+        """
+        if not unit.stems:
+            return 0.0
+        logs = [math.log(self.sentence_frequency.get(stem, 1)) for stem in sorted(unit.stems)]
+        return math.fsum(logs) / len(logs)
+
+
+def _names(sentences: tuple[TextUnit, ...]) -> frozenset[str]:
+    """Stems written capitalised inside a sentence and never in lower case: names."""
+    capitalised: set[str] = set()
+    lower: set[str] = set()
+    for sentence in sentences:
+        for position, token in enumerate(sentence.tokens):
+            if not token.is_content or token.is_number or token.is_ordinal:
+                continue
+            if not token.capitalized:
+                lower.add(token.stem)
+            elif position > 0:
+                capitalised.add(token.stem)
+    return frozenset(capitalised - lower)
+
+
+def _topic(lead: TextUnit) -> frozenset[str]:
+    """The names and nouns of a lead sentence: what the rest of the document is about."""
+    return frozenset(
+        token.stem
+        for index, token in enumerate(lead.tokens)
+        if token.is_content
+        and not (token.is_number or token.is_ordinal)
+        and index not in lead.light_positions
+    )
+
+
+@lru_cache(maxsize=64)
+def analyse_source(source: str) -> SourceDocument:
+    """Analyse a source document (cached: every summary of a document shares it).
+
+    Args:
+        source: The source text.
+
+    Returns:
+        The analysed document.
+    """
+    sentences = tuple(TextUnit.of(sentence) for sentence in split_sentences(source))
+    frequency: Counter[str] = Counter()
+    for sentence in sentences:
+        frequency.update(sorted(sentence.stems))
+    count = len(sentences)
+    names = _names(sentences)
+    sentence_names = [sentence.stems & names for sentence in sentences]
+    topic = _topic(sentences[0]) if sentences else frozenset()
+    context = tuple(
+        topic.union(*sentence_names[max(0, index - CONTEXT_SENTENCES) : index])
+        for index in range(count)
+    )
+    return SourceDocument(
+        sentences=sentences,
+        all_stems=frozenset(frequency),
+        values=frozenset().union(*(sentence.values for sentence in sentences)),
+        names=names,
+        idf={stem: math.log(1.0 + count / df) for stem, df in frequency.items()},
+        sentence_frequency=dict(frequency),
+        context=context,
+    )

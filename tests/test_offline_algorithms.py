@@ -1,0 +1,683 @@
+"""Behaviour of the offline judge's algorithms (evaltoolkit.judge._offline)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _support import DATA
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from evaltoolkit.judge._offline import (
+    analyze_units,
+    extract_units,
+    judge_coverage,
+    judge_source,
+)
+from evaltoolkit.judge._offline._text import split_sentences, stem, tokenize
+from evaltoolkit.scorers import ANSWER_THRESHOLD
+
+QUESTION_FRAMES = ("Does the text say that ", "Does the text mention ")
+
+SOURCE = (
+    "Acme Corporation was founded in 1995 by John Smith in Boston. "
+    "The company makes industrial robots for car factories. "
+    "Acme employs 4,000 people and sold 12,000 robots last year. "
+    "Smith said the company will not move its headquarters. "
+    "Analysts expect Acme to double its sales by 2030, according to a report by Jane Doe."
+)
+
+
+def _claims(summary: str, source: str = SOURCE) -> list[dict[str, Any]]:
+    claims: list[dict[str, Any]] = judge_source(source, summary, 5)["claims"]
+    return claims
+
+
+def _similarity(output: str, truth: str, question: str | None = None) -> float:
+    """The answer-similarity score with the scorer's default options."""
+    units: dict[str, list[str]] = extract_units(output, truth, question)
+    analysis: dict[str, Any] = analyze_units(
+        units["output_units"], units["ground_truth_units"], question=question
+    )
+    credit = {"exact": 1.2, "semantic": 0.8, "partial": 0.4, "missing": -0.15}
+    matches = analysis["matches"]
+    total = sum(credit[m["match_type"]] for m in matches) / (len(matches) * 1.2)
+    total -= len(analysis["contradictions"]) * 1.0
+    total -= min(len(analysis["extra_info"]) * 0.05, 0.2)
+    return min(max(total, 0.0), 1.0)
+
+
+def _match_types(output: str, truth: str, question: str | None = None) -> list[str]:
+    units: dict[str, list[str]] = extract_units(output, truth, question)
+    analysis: dict[str, Any] = analyze_units(
+        units["output_units"], units["ground_truth_units"], question=question
+    )
+    return [m["match_type"] for m in analysis["matches"]]
+
+
+# --- claims -----------------------------------------------------------------------------------
+
+
+def test_verbatim_sentence_is_supported_and_quotes_its_evidence() -> None:
+    claims = _claims("The company makes industrial robots for car factories.")
+    assert len(claims) == 1
+    assert claims[0]["supported"] is True
+    assert "industrial robots for car factories" in claims[0]["reason"]
+
+
+def test_lower_cased_tokenized_summary_is_still_supported() -> None:
+    claims = _claims("acme corporation was founded in 1995 by john smith in boston .")
+    assert claims
+    assert all(claim["supported"] for claim in claims)
+
+
+def test_claim_with_a_number_not_in_the_source_is_unsupported() -> None:
+    claims = _claims("Acme Corporation was founded in 1997 by John Smith in Boston.")
+    assert [claim["supported"] for claim in claims] == [False]
+    assert "1997" in claims[0]["reason"]
+
+
+def test_claim_with_a_number_from_elsewhere_in_the_source_is_unsupported() -> None:
+    # 12,000 is in the source, but as the robots sold, not the people employed.
+    claims = _claims("Acme employs 12,000 people.")
+    assert claims[0]["supported"] is False
+
+
+def test_claim_with_a_name_absent_from_the_source_is_unsupported() -> None:
+    claims = _claims("Acme Corporation was founded in 1995 by Peter Jones in Boston.")
+    assert claims[0]["supported"] is False
+    assert "Peter" in claims[0]["reason"]
+
+
+def test_negation_flip_is_unsupported_both_ways() -> None:
+    negated = _claims("The company does not make industrial robots for car factories.")
+    assert negated[0]["supported"] is False
+    dropped = _claims("Smith said the company will move its headquarters.")
+    assert dropped[0]["supported"] is False
+    kept = _claims("Smith said the company will not move its headquarters.")
+    assert kept[0]["supported"] is True
+
+
+def test_words_from_the_source_recombined_into_another_fact_are_unsupported() -> None:
+    claims = _claims("Jane Doe founded the car factories in Boston.")
+    assert claims[0]["supported"] is False
+
+
+def test_sentences_joining_several_facts_are_split_into_claims() -> None:
+    claims = _claims("Acme was founded in 1995 by John Smith, and it sold 12,000 robots last year.")
+    assert len(claims) == 2
+    assert all(claim["supported"] for claim in claims)
+
+
+def test_a_claim_split_keeps_the_unsupported_part_apart() -> None:
+    claims = _claims("The company makes industrial robots for car factories, and it sells toys.")
+    assert [claim["supported"] for claim in claims] == [True, False]
+
+
+def test_evidence_spread_over_two_adjacent_sentences_is_combined() -> None:
+    claims = _claims(
+        "Acme, founded in 1995 by John Smith in Boston, makes robots for car factories."
+    )
+    assert claims and all(claim["supported"] for claim in claims)
+
+
+def test_a_verb_paraphrase_keeps_a_claim_supported() -> None:
+    claims = _claims("Acme Corporation was started in 1995 by John Smith in Boston.")
+    assert [claim["supported"] for claim in claims] == [True]
+
+
+def test_a_paraphrase_may_reorder_words_inside_a_phrase_but_not_swap_roles() -> None:
+    source = "The Foxes beat Swansea on Saturday. The operator offered a pay rise of 4 percent."
+    assert _claims("The operator offered a 4 percent pay rise.", source)[0]["supported"] is True
+    swapped = _claims("Swansea beat the Foxes on Saturday.", source)[0]
+    assert swapped["supported"] is False
+    assert "other way round" in swapped["reason"]
+    assert _claims("Swansea beat Swansea on Saturday.", source)[0]["supported"] is False
+
+
+def test_dates_in_different_forms_are_the_same_date() -> None:
+    day_first = [t.norm for t in tokenize("from the first of June")]
+    month_first = [t.norm for t in tokenize("from June 1")]
+    assert "#1" in day_first and "#1" in month_first
+    assert {"june", "#1"} <= set(day_first) & set(month_first)
+    source = "From the first of June, the library will open on Sundays."
+    assert _claims("The library will open on Sundays from June 1.", source)[0]["supported"]
+    assert not _claims("The library will open on Sundays from June 2.", source)[0]["supported"]
+
+
+def test_a_different_duration_is_unsupported() -> None:
+    source = "Train drivers will strike for 48 hours starting on Friday."
+    assert _claims("Train drivers will strike for two days from Friday.", source)[0]["supported"]
+    week = _claims("Train drivers will strike for a week.", source)[0]
+    assert week["supported"] is False
+    assert "a week" in week["reason"] and "48 hours" in week["reason"]
+
+
+def test_a_comparison_the_source_does_not_make_is_unsupported() -> None:
+    source = "Colonies near meadows made more honey. The study found no difference in size."
+    claims = _claims("Colonies near meadows were larger than colonies near farms.", source)
+    assert claims[0]["supported"] is False
+
+
+def test_a_negation_next_to_the_claims_verb_in_a_neighbouring_sentence_contradicts_it() -> None:
+    source = (
+        "The alert level for Mount Kessa was raised on Sunday. The volcano last erupted in "
+        "1987. Scientists said an eruption is not certain."
+    )
+    claim = _claims("Mount Kessa has erupted.", source)[0]
+    assert claim["supported"] is False
+    assert "not certain" in claim["reason"]
+
+
+# --- the demo summaries ---------------------------------------------------------------------------
+
+# Words of the claim that carries each planted fault (an omission plants none).
+FAULTY_CLAIMS = {
+    "harbour-bridge-2": ["420 million"],
+    "harbour-bridge-3": ["partly collapsed"],
+    "honeybee-study-5": ["larger than"],
+    "library-hours-8": ["Carver Foundation"],
+    "rail-strike-11": ["for a week", "10 percent"],
+    "rail-strike-12": ["ban future rail strikes"],
+    "volcano-alert-14": ["has erupted"],
+}
+
+
+def _demo_summaries() -> list[dict[str, Any]]:
+    with (DATA / "demo_summaries.jsonl").open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def _axes(item: dict[str, Any]) -> tuple[list[dict[str, Any]], float, float]:
+    step1: dict[str, Any] = judge_source(item["input"], item["output"], 10)
+    verdicts = judge_coverage(item["output"], step1["questions"])["verdicts"]
+    claims: list[dict[str, Any]] = step1["claims"]
+    alignment = sum(c["supported"] for c in claims) / len(claims)
+    coverage = sum(v["answered"] for v in verdicts) / len(verdicts)
+    return claims, alignment, coverage
+
+
+@pytest.mark.parametrize(
+    "item", [i for i in _demo_summaries() if i["fault"] == "none"], ids=lambda i: i["id"]
+)
+def test_faithful_demo_summaries_are_aligned(item: dict[str, Any]) -> None:
+    claims, alignment, _ = _axes(item)
+    unsupported = [c["reason"] for c in claims if not c["supported"]]
+    assert alignment >= 0.8, unsupported
+
+
+@pytest.mark.parametrize(
+    "item",
+    [i for i in _demo_summaries() if i["fault"] not in ("none", "omission")],
+    ids=lambda i: i["id"],
+)
+def test_the_claim_carrying_a_planted_fault_is_unsupported(item: dict[str, Any]) -> None:
+    claims, _, _ = _axes(item)
+    for words in FAULTY_CLAIMS[item["id"]]:
+        carrying = [c for c in claims if words in c["claim"]]
+        assert carrying, f"no claim says {words!r}: {[c['claim'] for c in claims]}"
+        assert all(not c["supported"] for c in carrying), carrying
+
+
+@pytest.mark.parametrize(
+    "item", [i for i in _demo_summaries() if i["fault"] == "omission"], ids=lambda i: i["id"]
+)
+def test_omissions_keep_alignment_and_lose_coverage(item: dict[str, Any]) -> None:
+    _, alignment, coverage = _axes(item)
+    faithful = next(
+        i for i in _demo_summaries() if i["doc_id"] == item["doc_id"] and i["fault"] == "none"
+    )
+    assert alignment == 1.0
+    assert coverage <= 0.25
+    assert coverage < _axes(faithful)[2]
+
+
+# --- questions --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("max_questions", [0, 1, 3, 50])
+def test_questions_respect_max_questions(max_questions: int) -> None:
+    questions = judge_source(SOURCE, "Acme makes robots.", max_questions)["questions"]
+    assert isinstance(questions, list)
+    assert len(questions) <= max_questions
+    if max_questions:
+        assert questions
+
+
+def test_questions_are_closed_carry_the_fact_and_come_from_the_source() -> None:
+    questions = judge_source(SOURCE, "irrelevant", 10)["questions"]
+    assert isinstance(questions, list)
+    source_stems = {token.stem for token in tokenize(SOURCE)}
+    for question in questions:
+        frame = next(frame for frame in QUESTION_FRAMES if question.startswith(frame))
+        assert question.endswith("?")
+        fact = question.removeprefix(frame).removesuffix("?")
+        assert {token.stem for token in tokenize(fact)} <= source_stems
+    assert len(set(questions)) == len(questions)
+
+
+def test_questions_do_not_depend_on_the_summary() -> None:
+    first = judge_source(SOURCE, "Acme makes robots.", 4)["questions"]
+    second = judge_source(SOURCE, "Something else entirely, with 99 numbers.", 4)["questions"]
+    assert first == second
+
+
+def test_the_lead_fact_is_asked_first() -> None:
+    questions = judge_source(SOURCE, "", 3)["questions"]
+    assert isinstance(questions, list)
+    assert "founded in 1995 by John Smith" in questions[0]
+
+
+def test_questions_ask_atomic_facts_that_read_on_their_own() -> None:
+    source = (
+        "Council member Rita Okafor, who led the project, said the old bridge could no longer "
+        "carry buses safely. The researchers, led by Dr. Tomas Lindqvist of Uppsala University, "
+        "followed 120 colonies over three summers. Authorities raised the alert level to orange "
+        "on Sunday after a series of small earthquakes beneath the volcano, officials said."
+    )
+    questions = judge_source(source, "", 10)["questions"]
+    assert isinstance(questions, list)
+    assert (
+        "Does the text say that council member Rita Okafor said the old bridge could no longer "
+        "carry buses safely?"
+    ) in questions
+    assert "Does the text say that the researchers followed 120 colonies over three summers?" in (
+        questions
+    )
+    assert "Does the text mention a series of small earthquakes beneath the volcano?" in questions
+    for question in questions:
+        fact = question.split(" ", 4)[-1]
+        assert not fact.startswith(("and ", "but ", "who ", "which ", "said ", "after "))
+        assert "officials said" not in question
+
+
+def test_a_verb_phrase_is_asked_with_the_subject_it_continues() -> None:
+    source = (
+        "The four-time Olympic champion will bid for the hour record in June, and will attempt "
+        "to ride the furthest distance in 60 minutes at the London velodrome."
+    )
+    questions = judge_source(source, "", 10)["questions"]
+    assert (
+        "Does the text say that the four-time Olympic champion will attempt to ride the furthest "
+        "distance in 60 minutes at the London velodrome?"
+    ) in questions
+
+
+# --- coverage ---------------------------------------------------------------------------------
+
+QUESTIONS = [
+    "Does the text say that Acme Corporation was founded in 1995 by John Smith in Boston?",
+    "Does the text say that Acme employs 4,000 people and sold 12,000 robots last year?",
+]
+
+
+def _verdicts(summary: str, questions: list[str]) -> list[dict[str, Any]]:
+    verdicts: list[dict[str, Any]] = judge_coverage(summary, questions)["verdicts"]
+    return verdicts
+
+
+def test_coverage_answered_when_the_summary_states_the_fact() -> None:
+    verdicts = _verdicts("John Smith founded Acme Corporation in Boston in 1995.", QUESTIONS)
+    assert [v["answered"] for v in verdicts] == [True, False]
+    assert "John Smith founded Acme" in verdicts[0]["reason"]
+    assert "4,000" in verdicts[1]["reason"] or "missing" in verdicts[1]["reason"]
+
+
+def test_coverage_not_answered_when_a_number_differs() -> None:
+    verdicts = _verdicts("Acme Corporation was founded in 2001 by John Smith in Boston.", QUESTIONS)
+    assert verdicts[0]["answered"] is False
+
+
+def test_coverage_needs_only_the_summary_and_the_questions() -> None:
+    # A fact that appears in no source at all is judged from the summary alone.
+    question = "Does the text say that the bridge over the river Tamar opened in 1961?"
+    assert _verdicts("The Tamar bridge opened in 1961.", [question])[0]["answered"] is True
+    assert _verdicts("A bridge was built somewhere.", [question])[0]["answered"] is False
+
+
+def test_coverage_needs_the_fact_stated_in_one_place() -> None:
+    question = "Does the text say that Acme employs 4,000 people at its Boston factory?"
+    stated = "Acme, a robot maker, employs 4,000 people at its Boston factory."
+    scattered = (
+        "Acme makes robots. It was founded long ago. Its 4,000 machines are famous. "
+        "Many people like it. The company has a factory. Boston is a city."
+    )
+    assert _verdicts(stated, [question])[0]["answered"] is True
+    assert _verdicts(scattered, [question])[0]["answered"] is False
+
+
+def test_coverage_answers_a_mention_question() -> None:
+    question = "Does the text mention a series of small earthquakes beneath the volcano?"
+    assert _verdicts("Small earthquakes shook the ground beneath the volcano.", [question])[0][
+        "answered"
+    ]
+
+
+def test_coverage_gives_one_verdict_per_question_in_order() -> None:
+    questions = [*QUESTIONS, QUESTIONS[0], "Is the sky green?"]
+    verdicts = _verdicts("Acme was founded in 1995 by John Smith in Boston.", questions)
+    assert [v["question"] for v in verdicts] == questions
+    assert _verdicts("anything", []) == []
+
+
+# --- answer units -----------------------------------------------------------------------------
+
+
+def test_short_answers_are_one_unit_and_lists_split_into_items() -> None:
+    assert extract_units("1960", "Johannes Gutenberg") == {
+        "output_units": ["1960"],
+        "ground_truth_units": ["Johannes Gutenberg"],
+    }
+    units = extract_units("red, blue, and yellow", "July 25, 2017")
+    assert units["output_units"] == ["red", "blue", "yellow"]
+    assert units["ground_truth_units"] == ["July 25, 2017"]
+
+
+def test_long_outputs_split_into_facts() -> None:
+    units = extract_units(
+        "The printing press was invented by Johannes Gutenberg in 1439. "
+        "It spread across Europe, and it changed publishing forever.",
+        "Johannes Gutenberg",
+    )
+    output_units = units["output_units"]
+    assert isinstance(output_units, list)
+    assert len(output_units) == 3
+
+
+def test_number_words_match_digits_exactly() -> None:
+    assert _match_types("four", "4") == ["exact"]
+    assert _match_types("There are 4 of them.", "four") == ["exact"]
+    assert _match_types("the third one", "3rd") == ["exact"]
+
+
+def test_answer_inside_a_sentence_is_exact() -> None:
+    assert _match_types("The capital of France is Paris.", "Paris") == ["exact"]
+    assert (
+        _similarity("The capital of France is Paris.", "Paris", "what is the capital of france")
+        == 1.0
+    )
+
+
+def test_case_punctuation_articles_and_hedges_are_ignored() -> None:
+    assert _match_types("the Cleveland Indians!", "cleveland indians") == ["exact"]
+    assert _match_types("It was printed in 1439.", "circa 1439") == ["exact"]
+
+
+def test_spelling_variants_and_short_names_are_semantic() -> None:
+    assert _match_types("Dr. Jesse Bennet", "Dr. Jesse Bennett") == ["semantic"]
+    assert _match_types("Shirley Jones played the mother.", "Shirley Mae Jones") == ["semantic"]
+
+
+def test_half_an_answer_is_partial_and_an_unrelated_one_missing() -> None:
+    assert _match_types("It is in Arizona.", "Tucson, Arizona") == ["partial"]
+    assert _match_types("Karen Janszen", "Nicholas Sparks") == ["missing"]
+
+
+def test_a_different_year_is_a_contradiction() -> None:
+    question = "when was the 50th star added to the united states flag"
+    analysis: dict[str, Any] = analyze_units(
+        ["The star was added in 1959."], ["1960"], question=question
+    )
+    assert analysis["matches"][0]["match_type"] == "missing"
+    assert len(analysis["contradictions"]) == 1
+    assert "1959" in analysis["contradictions"][0]["explanation"]
+    assert _similarity("The star was added in 1959.", "1960", question) == 0.0
+
+
+def test_the_right_year_among_others_is_no_contradiction() -> None:
+    analysis: dict[str, Any] = analyze_units(
+        ["The 50th star was added on July 4, 1960", "the flag has flown since 1959"],
+        ["1960"],
+        question="when was the 50th star added to the united states flag",
+    )
+    assert analysis["matches"][0]["match_type"] == "exact"
+    assert analysis["contradictions"] == []
+
+
+def test_a_different_name_for_a_short_answer_is_a_contradiction() -> None:
+    analysis: dict[str, Any] = analyze_units(["Karen Janszen"], ["Nicholas Sparks"])
+    assert len(analysis["contradictions"]) == 1
+
+
+def test_restating_the_question_is_not_extra_information() -> None:
+    question = "who invented the printing press"
+    output = "The printing press was invented by Johannes Gutenberg. He was born in Mainz."
+    units: dict[str, list[str]] = extract_units(output, "Johannes Gutenberg", question)
+    analysis: dict[str, Any] = analyze_units(
+        units["output_units"], units["ground_truth_units"], question=question
+    )
+    assert analysis["matches"][0]["match_type"] == "exact"
+    assert analysis["extra_info"] == ["He was born in Mainz"]
+
+
+def test_yes_no_answers_follow_the_polarity_of_the_output() -> None:
+    assert _match_types("No, it is not required.", "No") == ["exact"]
+    assert _match_types("You do not need a permit in Florida.", "No") == ["semantic"]
+    assert _match_types("Yes, you need one.", "No") == ["missing"]
+
+
+def _units(output: str, truth: str, question: str) -> dict[str, Any]:
+    units: dict[str, list[str]] = extract_units(output, truth, question)
+    analysis: dict[str, Any] = analyze_units(
+        units["output_units"], units["ground_truth_units"], question=question
+    )
+    return {**units, **analysis}
+
+
+def test_ground_truth_units_do_not_restate_the_question() -> None:
+    colors = "What are the primary colors?"
+    truth = "The primary colors are red, blue, and yellow"
+    assert _units("Red and blue.", truth, colors)["ground_truth_units"] == ["red", "blue", "yellow"]
+    partial = _units("Red and blue.", truth, colors)
+    assert [m["match_type"] for m in partial["matches"]] == ["exact", "exact", "missing"]
+    assert partial["contradictions"] == []
+    complete = _units("Red, blue and yellow.", truth, colors)
+    assert [m["match_type"] for m in complete["matches"]] == ["exact", "exact", "exact"]
+    capital = "What is the capital of France?"
+    assert _units("Paris", "The capital of France is Paris", capital)["ground_truth_units"] == [
+        "Paris"
+    ]
+    assert _match_types("Paris", "The capital of France is Paris", capital) == ["exact"]
+    lyon = _units("Lyon is the capital of France.", "The capital of France is Paris", capital)
+    assert [m["match_type"] for m in lyon["matches"]] == ["missing"]
+    assert len(lyon["contradictions"]) == 1
+    assert "Lyon" in lyon["contradictions"][0]["explanation"]
+    assert "France" not in lyon["contradictions"][0]["explanation"].split("where")[0]
+    boiling = "What is the boiling point of water at sea level?"
+    water = "Water boils at 100 degrees Celsius at sea level"
+    assert _match_types("100 degrees Celsius", water, boiling)[0] in ("exact", "semantic")
+    unsure = _units("I am not sure.", "Mars", "Which planet is known as the Red Planet?")
+    assert [m["match_type"] for m in unsure["matches"]] == ["missing"]
+    assert unsure["contradictions"] == []
+
+
+def test_names_and_dates_of_a_ground_truth_are_kept_whole() -> None:
+    war = "who did the united states fight in the war of 1812"
+    assert extract_units("x", "United Kingdom", war)["ground_truth_units"] == ["United Kingdom"]
+    film = "when does planet of the apes come out 2017"
+    assert extract_units("x", "July 14, 2017", film)["ground_truth_units"] == ["July 14, 2017"]
+    assert _match_types("It came out on 14 July 2017.", "July 14, 2017", film)[0] != "missing"
+
+
+def _demo_answers() -> list[dict[str, Any]]:
+    with (DATA / "demo_answers.jsonl").open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+# A partial list scores 0.625 with the scorer's default options (two exact units, one missing:
+# (2 x 1.2 - 0.15) / 3.6), above every threshold that keeps semantic matches with a little
+# extra information (0.47-0.62) accepted, so no single threshold puts it on the wrong side.
+_PARTIAL_LIST = "qa-5"
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        pytest.param(item, id=item["id"])
+        for item in _demo_answers()
+        # A list answered in part with its other items exact scores 0.625 by the scorer's
+        # formula, above the threshold; the next test checks it ranks below the complete one.
+        if item["id"] != _PARTIAL_LIST
+    ],
+)
+def test_demo_answers_land_on_the_right_side_of_the_threshold(item: dict[str, Any]) -> None:
+    score = _similarity(item["output"], item["ground_truth"], item["input"])
+    assert (score >= ANSWER_THRESHOLD) is item["human_correct"], score
+
+
+def test_a_partial_demo_list_scores_below_the_complete_one() -> None:
+    answers = {item["id"]: item for item in _demo_answers()}
+    partial, complete = answers[_PARTIAL_LIST], answers["qa-4"]
+    partial_score = _similarity(partial["output"], partial["ground_truth"], partial["input"])
+    complete_score = _similarity(complete["output"], complete["ground_truth"], complete["input"])
+    assert partial_score == pytest.approx(0.625)
+    assert complete_score == 1.0
+
+
+def test_accept_threshold_separates_right_from_wrong_answers() -> None:
+    question = "who wrote the song city of new orleans"
+    right = "The song City of New Orleans was written by Steve Goodman."
+    assert _similarity(right, "Steve Goodman", question) >= ANSWER_THRESHOLD
+    wrong = "The song City of New Orleans was written by Arlo Guthrie."
+    assert _similarity(wrong, "Steve Goodman", question) < ANSWER_THRESHOLD
+
+
+# --- contract ---------------------------------------------------------------------------------
+
+
+def test_judge_source_returns_exactly_the_documented_shape() -> None:
+    result = judge_source(SOURCE, "Acme was founded in 1995. It makes toys.", 3)
+    assert set(result) == {"claims", "questions"}
+    claims = result["claims"]
+    assert isinstance(claims, list)
+    for claim in claims:
+        assert set(claim) == {"claim", "supported", "reason"}
+        assert isinstance(claim["claim"], str)
+        assert isinstance(claim["supported"], bool)
+        assert isinstance(claim["reason"], str) and claim["reason"]
+    questions = result["questions"]
+    assert isinstance(questions, list)
+    assert all(isinstance(q, str) for q in questions)
+
+
+def test_judge_coverage_returns_exactly_the_documented_shape() -> None:
+    result = judge_coverage("Acme was founded in 1995.", QUESTIONS)
+    assert set(result) == {"verdicts"}
+    verdicts = result["verdicts"]
+    assert isinstance(verdicts, list)
+    for verdict in verdicts:
+        assert set(verdict) == {"question", "answered", "reason"}
+        assert isinstance(verdict["question"], str)
+        assert isinstance(verdict["answered"], bool)
+        assert isinstance(verdict["reason"], str) and verdict["reason"]
+
+
+def test_answer_functions_return_exactly_the_documented_shape() -> None:
+    units = extract_units("The 50th star was added in 1961, for Hawaii.", "1960", "when?")
+    assert set(units) == {"output_units", "ground_truth_units"}
+    assert all(isinstance(u, str) for key in units for u in units[key])
+    analysis = analyze_units(["The 50th star was added in 1961", "for Hawaii"], ["1960", "Hawaii"])
+    assert set(analysis) == {"matches", "contradictions", "extra_info"}
+    matches = analysis["matches"]
+    assert isinstance(matches, list) and len(matches) == 2
+    for match in matches:
+        assert set(match) == {"ground_truth_unit", "output_unit", "match_type", "explanation"}
+        assert match["match_type"] in {"exact", "semantic", "partial", "missing"}
+        assert match["output_unit"] is None or isinstance(match["output_unit"], str)
+        assert isinstance(match["explanation"], str)
+    assert [m["ground_truth_unit"] for m in matches] == ["1960", "Hawaii"]
+    contradictions = analysis["contradictions"]
+    assert isinstance(contradictions, list)
+    for contradiction in contradictions:
+        assert set(contradiction) == {"output_unit", "ground_truth_unit", "explanation"}
+    extra = analysis["extra_info"]
+    assert isinstance(extra, list) and all(isinstance(e, str) for e in extra)
+
+
+def test_empty_inputs_are_handled() -> None:
+    assert judge_source("", "", 3) == {"claims": [], "questions": []}
+    assert judge_coverage("", QUESTIONS[:1])["verdicts"][0]["answered"] is False
+    assert extract_units("", "") == {"output_units": [], "ground_truth_units": []}
+    analysis = analyze_units([], ["Paris"])
+    assert analysis["matches"][0]["match_type"] == "missing"
+
+
+def test_same_input_gives_the_same_output() -> None:
+    summary = "Acme was founded in 1995 by John Smith, and it does not make robots."
+    assert judge_source(SOURCE, summary, 4) == judge_source(SOURCE, summary, 4)
+    questions = judge_source(SOURCE, summary, 4)["questions"]
+    assert judge_coverage(summary, questions) == judge_coverage(summary, questions)
+    units = extract_units("Gutenberg, in 1439", "Johannes Gutenberg", "who?")
+    assert units == extract_units("Gutenberg, in 1439", "Johannes Gutenberg", "who?")
+
+
+_DETERMINISM_SCRIPT = """
+import json, sys
+from evaltoolkit.judge._offline import analyze_units, extract_units, judge_coverage, judge_source
+source, summary = sys.argv[1], sys.argv[2]
+step1 = judge_source(source, summary, 4)
+units = extract_units(summary, "John Smith, Jane Doe, and Boston", "who?")
+print(json.dumps([step1, judge_coverage(summary, step1["questions"]),
+                  analyze_units(units["output_units"], units["ground_truth_units"])]))
+"""
+
+
+def test_output_does_not_depend_on_the_hash_seed() -> None:
+    summary = "Acme, founded by John Smith, employs 4,000 people; Jane Doe expects growth."
+    outputs = []
+    for seed in ("1", "2", "31337"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run(
+            [sys.executable, "-c", _DETERMINISM_SCRIPT, SOURCE, summary],
+            capture_output=True,
+            text=True,
+            check=True,
+            env=env,
+            cwd=Path(__file__).resolve().parents[1],
+        )
+        outputs.append(json.loads(done.stdout))
+    assert outputs[0] == outputs[1] == outputs[2]
+
+
+# --- text primitives ----------------------------------------------------------------------------
+
+
+def test_tokenized_and_plain_text_agree() -> None:
+    plain = [t.stem for t in tokenize("He didn't say it's 12,000.")]
+    tokenized = [t.stem for t in tokenize("he did n't say it 's 12,000 .")]
+    assert plain == tokenized
+    assert [t.norm for t in tokenize("two hundred thousand")] == ["200000"]
+    assert stem("caught") == stem("catches")
+
+
+def test_sentences_split_on_stops_but_not_on_abbreviations() -> None:
+    text = "Dr. Smith met J. K. Rowling in the U.S. on Monday. they talked . then left!"
+    assert split_sentences(text) == [
+        "Dr. Smith met J. K. Rowling in the U.S. on Monday.",
+        "they talked .",
+        "then left!",
+    ]
+
+
+_ANY_TEXT = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs",)), max_size=200
+) | st.sampled_from(["1994⁶ was ²³ years", "١٢٣ and 12,000.5 people", "", "  ", "Mr. A. B. 3rd"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(_ANY_TEXT, _ANY_TEXT, _ANY_TEXT)
+def test_any_text_gets_a_well_formed_answer(source: str, summary: str, question: str) -> None:
+    judgement = judge_source(source, summary, 5)
+    assert len(judgement["questions"]) <= 5
+    assert all(isinstance(claim["supported"], bool) for claim in judgement["claims"])
+    coverage = judge_coverage(summary, judgement["questions"] or [question])
+    assert len(coverage["verdicts"]) == len(judgement["questions"] or [question])
+    units = extract_units(summary, source, question)
+    analysis = analyze_units(units["output_units"], units["ground_truth_units"], question=question)
+    assert len(analysis["matches"]) == len(units["ground_truth_units"])
