@@ -8,6 +8,8 @@ evaltoolkit meta-eval FILE --task T   agreement of a judge with human labels
 from __future__ import annotations
 
 import argparse
+import math
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -132,10 +134,8 @@ def _demo(args: argparse.Namespace) -> int:
 
 def _print_agreement(evaluation: Any) -> None:
     table = evaluation.agreement
-    print(
-        f"agreement with {evaluation.label!r} ({evaluation.task}, judge "
-        f"{evaluation.result.results(evaluation.result.scorer_ids[0])[0].judge_model or 'none'}):"
-    )
+    judge = f"judge {evaluation.judge_model}" if evaluation.judge_model else "no judge"
+    print(f"agreement with {evaluation.label!r} ({evaluation.task}, {judge}):")
     for (score, level), rows in table.groupby(["score", "level"], sort=False):
         used = int(rows["n"].iloc[0])
         groups = rows["groups"].iloc[0]
@@ -144,7 +144,7 @@ def _print_agreement(evaluation: Any) -> None:
         )
         print(f"  {score} [{scope}, n={used}, skipped={int(rows['skipped'].iloc[0])}]")
         for row in rows.itertuples():
-            at = "" if row.threshold != row.threshold else f" @ {row.threshold:.3g}"
+            at = "" if math.isnan(row.threshold) else f" @ {row.threshold:.3g}"
             print(
                 f"    {row.metric + at:<22} {row.value: .3f}  "
                 f"[{row.ci_low: .3f}, {row.ci_high: .3f}]"
@@ -265,6 +265,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except EvalToolkitError as error:
         print(f"evaltoolkit: error: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader went away (`evaltoolkit ... | head`): stop quietly, as Python's docs advise.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":

@@ -58,8 +58,11 @@ class MetaEvaluation:
         scores: One row per labelled item: its id, label, group, and each score column.
         agreement: The agreement table (see :func:`~evaltoolkit.meta.agreement`).
         score_columns: The score columns compared with the label.
+        label: The label column.
+        group: The column grouping items for per-group correlations, if any.
         result: The scoring run behind the scores (one item per reference for
             answer similarity with several references).
+        judge_model: The judge model, None for a scorer without one.
     """
 
     task: Task
@@ -69,6 +72,7 @@ class MetaEvaluation:
     label: str
     group: str | None
     result: EvalResult
+    judge_model: str | None = None
 
     def summary(self) -> pd.DataFrame:
         """The agreement table's main figures, one row per score column and metric."""
@@ -262,4 +266,5 @@ def meta_evaluate(
         label=label,
         group=group,
         result=result,
+        judge_model=scorer.judge_model,
     )
