@@ -5,7 +5,8 @@
 Each pair is a random word text and a copy with about 10% of its words changed. difflib's
 SequenceMatcher.ratio() is the classic standard-library alternative (its ratio is not the same
 quantity: it uses matching blocks with a junk heuristic, not the LCS). Peak memory at 100k is
-measured with tracemalloc around one comparison.
+measured twice: Python allocations with tracemalloc around one comparison, and the peak resident
+memory of a fresh interpreter with and without the comparison (native memory included).
 """
 
 from __future__ import annotations
@@ -13,8 +14,11 @@ from __future__ import annotations
 import argparse
 import difflib
 import random
+import subprocess
+import sys
 import time
 import tracemalloc
+from pathlib import Path
 
 from evaltoolkit.scorers import compare_texts
 
@@ -63,7 +67,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     print(
-        f"{'chars':>8} {'evaltoolkit s':>14} {'difflib s':>10} {'speed-up':>9} "
+        f"{'chars':>8} {'evaltoolkit ms':>15} {'difflib ms':>11} {'speed-up':>9} "
         f"{'ratio':>7} {'changes':>8}"
     )
     for length in (1_000, 10_000, 100_000):
@@ -75,7 +79,7 @@ def main() -> None:
         )
         difference = compare_texts(a, b)
         print(
-            f"{length:>8} {ours:>14.4f} {theirs:>10.4f} {theirs / ours:>8.0f}x "
+            f"{length:>8} {ours * 1000:>15.3f} {theirs * 1000:>11.1f} {theirs / ours:>8.0f}x "
             f"{difference.ratio:>7.4f} {difference.changes:>8}"
         )
     a, b = make_pair(100_000, seed=100_000)
@@ -84,9 +88,28 @@ def main() -> None:
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     print(
-        f"peak Python memory of one 100k comparison: {peak / 1e6:.2f} MB "
-        f"(the two inputs: {2 * len(a) / 1e6:.1f} MB)"
+        f"100k pair: peak Python allocations {peak / 1e6:.2f} MB (tracemalloc); "
+        f"process peak RSS {peak_rss_mb(100_000, compare=True):.1f} MB, "
+        f"{peak_rss_mb(100_000, compare=False):.1f} MB without the comparison"
     )
+
+
+def peak_rss_mb(length: int, *, compare: bool) -> float:
+    """Peak resident memory of a fresh interpreter that builds one pair (and compares it)."""
+    probe = (
+        "import resource, sys; sys.path.insert(0, {here!r}); "
+        "from textual_difference import make_pair; from evaltoolkit.scorers import compare_texts; "
+        "a, b = make_pair({length}, seed={length}); {action}; "
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+    ).format(
+        here=str(Path(__file__).resolve().parent),
+        length=length,
+        action="compare_texts(a, b)" if compare else "None",
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    return int(completed.stdout.strip()) / 1024  # ru_maxrss is in KiB on Linux
 
 
 if __name__ == "__main__":
