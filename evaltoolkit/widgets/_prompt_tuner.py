@@ -186,7 +186,6 @@ class PromptTuner(View):
         self.agreement: pd.DataFrame | None = None
         self.exported: dict[str, str] | None = None
         self.task: asyncio.Task[pd.DataFrame] | None = None
-        self._last_edited: list[str] = []
 
         self.textareas: dict[str, Any] = {}
         pages = []
@@ -385,7 +384,6 @@ class PromptTuner(View):
             comparison = self._compare(self._before, after)
             self.comparison = comparison
             self.agreement = self._agreement(comparison) if self.label_column else None
-            self._last_edited = edited
             self.status.value = str(self._status_html(comparison, after, edited))
             self.results.value = str(self._results_html(comparison))
             self.progress.bar_style = "success"
