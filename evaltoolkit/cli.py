@@ -129,6 +129,7 @@ def _demo(args: argparse.Namespace) -> int:
         target = out_dir / f"demo_{name}.parquet"
         _write(result, target, wide=False)
         print(f"wrote {target}\n")
+    print("Explore them in a notebook: jupyter lab notebooks/ (start with 01_quickstart.ipynb).")
     return 0
 
 
