@@ -31,7 +31,7 @@ from .errors import (
 from .judge import create_judge
 from .messages import ToolResult, extract_tool_results
 from .records import EvalResult, ItemResult, ModelCall, ScoreResult, ScoreSummary, StepError, Usage
-from .runner import arun_evals, run_evals, score_frame
+from .runner import arun_evals, ascore_frame, run_evals, score_frame
 from .scorers import (
     Scorer,
     create_answer_similarity_scorer,
@@ -62,6 +62,7 @@ __all__ = [
     "Usage",
     "__version__",
     "arun_evals",
+    "ascore_frame",
     "create_answer_similarity_scorer",
     "create_judge",
     "create_scorer",

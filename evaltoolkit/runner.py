@@ -26,7 +26,7 @@ from .scorers import Scorer
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["arun_evals", "run_evals", "score_frame"]
+__all__ = ["arun_evals", "ascore_frame", "run_evals", "score_frame"]
 
 Target = Callable[[Any], Any]
 ItemCallback = Callable[[ItemResult], Any]
@@ -330,7 +330,31 @@ def score_frame(
         >>> float(scored["textual-difference.score"].iloc[0])
         1.0
     """
-    result = run_evals(
+    return run_sync(
+        ascore_frame(
+            frame,
+            scorers,
+            input=input,
+            output=output,
+            ground_truth=ground_truth,
+            concurrency=concurrency,
+            progress=progress,
+        )
+    )
+
+
+async def ascore_frame(
+    frame: pd.DataFrame,
+    scorers: Scorers,
+    *,
+    input: str = "input",
+    output: str = "output",
+    ground_truth: str | None = None,
+    concurrency: int = 8,
+    progress: bool = True,
+) -> pd.DataFrame:
+    """Score the rows of a DataFrame (async twin of :func:`score_frame`)."""
+    result = await arun_evals(
         _frame_items(frame, input, output, ground_truth),
         scorers,
         concurrency=concurrency,

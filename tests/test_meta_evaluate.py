@@ -13,7 +13,7 @@ from loopback_server import LoopbackServer, reply
 
 from evaltoolkit import ConfigurationError
 from evaltoolkit.cli import main
-from evaltoolkit.meta import ANSWER_THRESHOLD, meta_evaluate
+from evaltoolkit.meta import ANSWER_THRESHOLD, ameta_evaluate, meta_evaluate
 
 
 def metric(evaluation_table: pd.DataFrame, score: str, name: str, level: str = "pooled") -> float:
@@ -170,3 +170,19 @@ def test_cli_on_summeval_with_limit(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert set(table["level"]) == {"pooled", "per_group"}
     assert (table["n"] == 48).all()
     assert table["value"].between(-1, 1).all()
+
+
+async def test_ameta_evaluate_is_the_async_twin() -> None:
+    frame = pd.DataFrame(
+        {
+            "sentence1": ["a b c", "a b c", "a b c"],
+            "sentence2": ["a b c", "a b", "x"],
+            "score": [5.0, 3.0, 0.0],
+        }
+    )
+    evaluation = await ameta_evaluate(
+        frame, task="textual-difference", label="score", n_bootstrap=0, progress=False
+    )
+    assert metric(evaluation.agreement, "score_textual_difference", "spearman") == pytest.approx(
+        1.0
+    )

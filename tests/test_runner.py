@@ -16,6 +16,7 @@ from evaltoolkit import (
     DataLoadError,
     ItemResult,
     arun_evals,
+    ascore_frame,
     create_textual_difference_scorer,
     run_evals,
     score_frame,
@@ -285,3 +286,11 @@ def test_score_frame_adds_columns() -> None:
     assert "textual-difference.score" not in frame.columns
     with pytest.raises(ConfigurationError, match="no column 'nope'"):
         score_frame(frame, create_textual_difference_scorer(), input="nope")
+
+
+async def test_ascore_frame_is_the_async_twin() -> None:
+    frame = pd.DataFrame({"input": ["q"], "output": ["Paris"], "expected": ["Paris"]})
+    scored = await ascore_frame(
+        frame, create_textual_difference_scorer(), ground_truth="expected", progress=False
+    )
+    assert scored["textual-difference.score"].tolist() == [1.0]

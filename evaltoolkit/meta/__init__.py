@@ -11,13 +11,14 @@ import os
 from pathlib import Path
 
 from ._agreement import agreement
-from ._evaluate import ANSWER_THRESHOLD, MetaEvaluation, meta_evaluate
+from ._evaluate import ANSWER_THRESHOLD, MetaEvaluation, ameta_evaluate, meta_evaluate
 from ._loaders import load_qa_equivalence, load_sentence_pairs, load_summeval, load_table
 
 __all__ = [
     "ANSWER_THRESHOLD",
     "MetaEvaluation",
     "agreement",
+    "ameta_evaluate",
     "find_benchmarks",
     "load_qa_equivalence",
     "load_sentence_pairs",

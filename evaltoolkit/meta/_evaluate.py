@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from .._datasets import read_table
+from .._sync import run_sync
 from ..errors import ConfigurationError
 from ..records import EvalResult
-from ..runner import run_evals
+from ..runner import arun_evals
 from ..scorers import (
     ANSWER_THRESHOLD,
     Scorer,
@@ -31,7 +32,7 @@ from ._loaders import _as_answer_list
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["ANSWER_THRESHOLD", "MetaEvaluation", "Task", "meta_evaluate"]
+__all__ = ["ANSWER_THRESHOLD", "MetaEvaluation", "Task", "ameta_evaluate", "meta_evaluate"]
 
 Task = Literal["summarization", "answer-similarity", "textual-difference"]
 TASKS: tuple[Task, ...] = ("summarization", "answer-similarity", "textual-difference")
@@ -209,6 +210,48 @@ def meta_evaluate(
         >>> evaluation.score_columns
         ['score_textual_difference']
     """
+    return run_sync(
+        ameta_evaluate(
+            data,
+            task=task,
+            label=label,
+            model=model,
+            group=group,
+            source_col=source_col,
+            summary_col=summary_col,
+            question_col=question_col,
+            answer_col=answer_col,
+            reference_col=reference_col,
+            limit=limit,
+            threshold=threshold,
+            n_bootstrap=n_bootstrap,
+            concurrency=concurrency,
+            progress=progress,
+            **judge_options,
+        )
+    )
+
+
+async def ameta_evaluate(
+    data: str | os.PathLike[str] | pd.DataFrame,
+    *,
+    task: Task,
+    label: str,
+    model: str | None = None,
+    group: str | None = None,
+    source_col: str | None = None,
+    summary_col: str | None = None,
+    question_col: str | None = None,
+    answer_col: str | None = None,
+    reference_col: str | None = None,
+    limit: int | None = None,
+    threshold: float | None = None,
+    n_bootstrap: int = 1000,
+    concurrency: int = 8,
+    progress: bool = True,
+    **judge_options: Any,
+) -> MetaEvaluation:
+    """Score a labelled data set and measure agreement (async twin of :func:`meta_evaluate`)."""
     if task not in TASKS:
         raise ConfigurationError(f"unknown task {task!r}; choose one of {', '.join(TASKS)}")
     import pandas as pd
@@ -233,7 +276,7 @@ def meta_evaluate(
             source_col or str(defaults["source"]),
             summary_col or str(defaults["summary"]),
         )
-        result = run_evals(items, scorer, concurrency=concurrency, progress=progress)
+        result = await arun_evals(items, scorer, concurrency=concurrency, progress=progress)
         summarization = result.results(scorer.id)
         for column, detail in (("alignment", "alignment_score"), ("coverage", "coverage_score")):
             scores[column] = [s.details.get(detail, math.nan) for s in summarization]
@@ -249,7 +292,7 @@ def meta_evaluate(
             answer_col or str(defaults["answer"]),
             reference_col or str(defaults["reference"]),
         )
-        result = run_evals(items, scorer, concurrency=concurrency, progress=progress)
+        result = await arun_evals(items, scorer, concurrency=concurrency, progress=progress)
         column = f"score_{scorer.id.replace('-', '_')}"
         scores[column] = _best_per_row(result, owners, len(frame), scorer.id)
         score_columns = [column]
