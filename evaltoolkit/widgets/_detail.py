@@ -36,6 +36,33 @@ def _entries(step_result: Mapping[str, Any] | None, key: str) -> list[Mapping[st
     return [value for value in values if isinstance(value, Mapping)]
 
 
+def _verdict_table(
+    title: str,
+    entries: Sequence[Mapping[str, Any]],
+    *,
+    text_key: str,
+    flag_key: str,
+    verdicts: tuple[str, str],
+    empty: str,
+    css_class: str,
+) -> Markup:
+    """A heading and one row per judged entry: its text, a verdict badge and the reason."""
+    if not entries:
+        return join([heading(title), note(empty)])
+    rows = [
+        (
+            position,
+            entry.get(text_key, ""),
+            badge(bool(entry.get(flag_key)), *verdicts),
+            entry.get("reason", ""),
+        )
+        for position, entry in enumerate(entries, start=1)
+    ]
+    return join(
+        [heading(title), table(["#", text_key, "verdict", "reason"], rows, css_class=css_class)]
+    )
+
+
 def claims_section(row: ResultRow) -> Markup:
     """The summary's claims, each supported or not, with the judge's reason."""
     claims = _entries(row.preprocess, "alignment")
@@ -44,22 +71,14 @@ def claims_section(row: ResultRow) -> Markup:
         f"Claims: alignment {format_score(row.number('alignment_score'))} "
         f"({supported} of {len(claims)} supported)"
     )
-    if not claims:
-        return join([heading(title), note("The judge found no claims in the summary.")])
-    rows = [
-        (
-            position,
-            claim.get("claim", ""),
-            badge(bool(claim.get("supported")), "supported", "not supported"),
-            claim.get("reason", ""),
-        )
-        for position, claim in enumerate(claims, start=1)
-    ]
-    return join(
-        [
-            heading(title),
-            table(["#", "claim", "verdict", "reason"], rows, css_class="evaltoolkit-claims"),
-        ]
+    return _verdict_table(
+        title,
+        claims,
+        text_key="claim",
+        flag_key="supported",
+        verdicts=("supported", "not supported"),
+        empty="The judge found no claims in the summary.",
+        css_class="evaltoolkit-claims",
     )
 
 
@@ -77,22 +96,14 @@ def questions_section(row: ResultRow) -> Markup:
         f"Questions: coverage {format_score(row.number('coverage_score'))} "
         f"({answered} of {len(verdicts)} answered by the summary)"
     )
-    if not verdicts:
-        return join([heading(title), note("The judge asked no questions about the source.")])
-    rows = [
-        (
-            position,
-            verdict.get("question", ""),
-            badge(bool(verdict.get("answered")), "answered", "not answered"),
-            verdict.get("reason", ""),
-        )
-        for position, verdict in enumerate(verdicts, start=1)
-    ]
-    return join(
-        [
-            heading(title),
-            table(["#", "question", "verdict", "reason"], rows, css_class="evaltoolkit-questions"),
-        ]
+    return _verdict_table(
+        title,
+        verdicts,
+        text_key="question",
+        flag_key="answered",
+        verdicts=("answered", "not answered"),
+        empty="The judge asked no questions about the source.",
+        css_class="evaltoolkit-questions",
     )
 
 
