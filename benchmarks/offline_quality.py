@@ -34,7 +34,6 @@ from typing import Any
 
 import pandas as pd
 
-from evaltoolkit.judge._offline._text import content_stems
 from evaltoolkit.meta import (
     ANSWER_THRESHOLD,
     agreement,
@@ -43,6 +42,7 @@ from evaltoolkit.meta import (
     load_summeval,
     meta_evaluate,
 )
+from evaltoolkit.scorers._offline._text import content_stems
 
 HALVES = ("all", "A", "B")
 

@@ -1,4 +1,4 @@
-"""Behaviour of the offline judge's algorithms (evaltoolkit.judge._offline)."""
+"""Behaviour of the offline judge's algorithms (evaltoolkit.scorers._offline)."""
 
 from __future__ import annotations
 
@@ -14,14 +14,14 @@ from _support import DATA
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evaltoolkit.judge._offline import (
+from evaltoolkit.scorers import ANSWER_THRESHOLD
+from evaltoolkit.scorers._offline import (
     analyze_units,
     extract_units,
     judge_coverage,
     judge_source,
 )
-from evaltoolkit.judge._offline._text import split_sentences, stem, tokenize
-from evaltoolkit.scorers import ANSWER_THRESHOLD
+from evaltoolkit.scorers._offline._text import split_sentences, stem, tokenize
 
 QUESTION_FRAMES = ("Does the text say that ", "Does the text mention ")
 
@@ -619,7 +619,7 @@ def test_same_input_gives_the_same_output() -> None:
 
 _DETERMINISM_SCRIPT = """
 import json, sys
-from evaltoolkit.judge._offline import analyze_units, extract_units, judge_coverage, judge_source
+from evaltoolkit.scorers._offline import analyze_units, extract_units, judge_coverage, judge_source
 source, summary = sys.argv[1], sys.argv[2]
 step1 = judge_source(source, summary, 4)
 units = extract_units(summary, "John Smith, Jane Doe, and Boston", "who?")

@@ -23,7 +23,6 @@ from typing import Any
 
 from ..errors import JudgeReplyError
 from ..records import ModelCall
-from ._reasons import answer_similarity_reason, summarization_reason
 from ._types import JudgeReply, JudgeRequest, render_messages
 
 __all__ = ["OFFLINE_MODEL", "OfflineJudge"]
@@ -34,7 +33,7 @@ Handler = Callable[[Mapping[str, Any]], dict[str, Any]]
 
 
 def _source_judgement(variables: Mapping[str, Any]) -> dict[str, Any]:
-    from ._offline import judge_source
+    from ..scorers._offline import judge_source
 
     return judge_source(
         str(variables["source"]), str(variables["summary"]), int(variables["max_questions"])
@@ -42,13 +41,13 @@ def _source_judgement(variables: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _coverage(variables: Mapping[str, Any]) -> dict[str, Any]:
-    from ._offline import judge_coverage
+    from ..scorers._offline import judge_coverage
 
     return judge_coverage(str(variables["summary"]), [str(q) for q in variables["questions"]])
 
 
 def _extract(variables: Mapping[str, Any]) -> dict[str, Any]:
-    from ._offline import extract_units
+    from ..scorers._offline import extract_units
 
     return extract_units(
         str(variables["output"]), str(variables["ground_truth"]), variables.get("question")
@@ -56,7 +55,7 @@ def _extract(variables: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _analyze(variables: Mapping[str, Any]) -> dict[str, Any]:
-    from ._offline import analyze_units
+    from ..scorers._offline import analyze_units
 
     return analyze_units(
         [str(unit) for unit in variables["output_units"]],
@@ -65,13 +64,25 @@ def _analyze(variables: Mapping[str, Any]) -> dict[str, Any]:
     )
 
 
+def _summarization_reason(variables: Mapping[str, Any]) -> dict[str, Any]:
+    from ..scorers._reasons import summarization_reason
+
+    return {"reason": summarization_reason(**variables)}
+
+
+def _answer_similarity_reason(variables: Mapping[str, Any]) -> dict[str, Any]:
+    from ..scorers._reasons import answer_similarity_reason
+
+    return {"reason": answer_similarity_reason(**variables)}
+
+
 _HANDLERS: dict[tuple[str, str], Handler] = {
     ("summarization", "source_judgement"): _source_judgement,
     ("summarization", "coverage"): _coverage,
-    ("summarization", "reason"): lambda v: {"reason": summarization_reason(**v)},
+    ("summarization", "reason"): _summarization_reason,
     ("answer-similarity", "extract"): _extract,
     ("answer-similarity", "analyze"): _analyze,
-    ("answer-similarity", "reason"): lambda v: {"reason": answer_similarity_reason(**v)},
+    ("answer-similarity", "reason"): _answer_similarity_reason,
 }
 
 

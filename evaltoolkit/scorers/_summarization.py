@@ -18,10 +18,10 @@ from typing import Any, Literal
 
 from ..errors import ConfigurationError, InputError
 from ..judge import Judge, create_judge
-from ..judge._reasons import summarization_reason
 from ..messages import input_text, output_text
 from ._base import Scored, ScoringItem, StepTrace, check_scale, merge_options
 from ._judged import JudgedScorer, align_entries, numbered, verdict_lines
+from ._reasons import summarization_reason
 from ._summarization_prompts import (
     COVERAGE_SCHEMA,
     PROMPTS,
