@@ -216,8 +216,9 @@ class ScoreResult:
     def usage(self) -> Usage | None:
         """Tokens spent by this scoring: summed over the calls not answered by the cache.
 
-        None when no such call reported usage. A cached call keeps the usage it had when it
-        was made, on its :class:`ModelCall`.
+        Every request counts, retries, repairs and failed steps included. None when no such
+        call reported usage. A cached call keeps the usage it had when it was made, on its
+        :class:`ModelCall`.
         """
         return sum_usage([call.usage for call in self.calls if not call.cached])
 
@@ -250,6 +251,7 @@ class ScoreResult:
             {
                 "judge_model": self.judge_model,
                 "model_calls": len(self.calls),
+                "attempts": sum(call.attempts for call in self.calls),
                 "cached_calls": sum(call.cached for call in self.calls),
                 "prompt_tokens": usage.prompt_tokens if usage else None,
                 "completion_tokens": usage.completion_tokens if usage else None,

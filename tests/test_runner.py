@@ -21,8 +21,8 @@ from evaltoolkit import (
     run_evals,
     score_frame,
 )
-from evaltoolkit.scorers import Scorer
-from evaltoolkit.scorers._base import Scored, ScoringItem, StepTrace
+from evaltoolkit.scorers import Sample, Score, Scorer
+from evaltoolkit.scorers._base import StepTrace
 
 ITEMS = [
     {"id": "a", "input": "q1", "output": "Paris", "ground_truth": "Paris", "topic": "geo"},
@@ -41,14 +41,14 @@ class SlowLengthScorer(Scorer):
         self.in_flight = 0
         self.max_in_flight = 0
 
-    async def _score(self, item: ScoringItem, trace: StepTrace) -> Scored:
+    async def _score(self, item: Sample, trace: StepTrace) -> Score:
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:
             await asyncio.sleep(self.delay)
         finally:
             self.in_flight -= 1
-        return Scored(score=float(len(str(item.output))), reason="length", details={"length": 1})
+        return Score(float(len(str(item.output))), reason="length", details={"length": 1})
 
 
 def test_scores_and_counts() -> None:

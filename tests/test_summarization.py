@@ -325,11 +325,13 @@ def test_prompt_overrides_are_checked_and_used(
     custom = "CUSTOM COVERAGE.\nSummary: {{summary}}\nQuestions:\n{{questions}}"
     scorer = scorer_for(reason="template", prompts={"coverage": custom})
     assert scorer.prompts["coverage"] == custom
-    assert set(scorer.prompts) == {"system", "source_judgement", "coverage", "reason"}
+    # reason="template" writes the reason without a call, so it has no reason prompt.
+    assert set(scorer.prompts) == {"system", "source_judgement", "coverage"}
+    assert set(scorer_for().prompts) == {"system", "source_judgement", "coverage", "reason"}
     scorer.run(input=SOURCE, output=SUMMARY)
     assert "CUSTOM COVERAGE." in prompt_text(requests_for(loopback_server, "coverage")[0])
-    tuned = scorer.with_prompts({"reason": scorer.prompts["reason"] + "\nBe brief."})
-    assert tuned.prompts.changed.keys() == {"coverage", "reason"}
+    tuned = scorer.with_prompts({"system": scorer.prompts["system"] + "\nBe brief."})
+    assert tuned.prompts.changed.keys() == {"coverage", "system"}
     assert scorer.prompts.changed.keys() == {"coverage"}
 
 

@@ -31,6 +31,7 @@ _KNOWN_COLUMNS = frozenset(
         "ground_truth",
         "judge_model",
         "model_calls",
+        "attempts",
         "cached_calls",
         "prompt_tokens",
         "completion_tokens",
