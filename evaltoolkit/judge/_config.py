@@ -175,7 +175,7 @@ mean 'temperature'?
             if model_only:
                 raise ConfigurationError(
                     f"the offline judge takes no {', '.join(model_only)}: these options are for "
-                    "a model judge; pass model='provider/name' to use one, or drop them"
+                    "a model judge; pass a model (model='provider/name', or --model on the command line) to use one, or drop them"
                 )
         return cls(model=model, **resolved)
 
