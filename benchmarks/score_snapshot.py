@@ -76,8 +76,7 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> int:
             (left, right)
             for left, right in zip(old, new, strict=True)
             if any(
-                not _same(left.get(column), right.get(column))
-                for column in set(left) | set(right)
+                not _same(left.get(column), right.get(column)) for column in set(left) | set(right)
             )
         ]
         print(f"{name}: {len(old)} rows, {len(changed)} differ")

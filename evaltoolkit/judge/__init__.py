@@ -78,7 +78,8 @@ def create_judge(model: str | Judge | JudgeConfig | None = None, **options: Any)
         Traceback (most recent call last):
         ...
         evaltoolkit.errors.ConfigurationError: the offline judge takes no temperature: these \
-options are for a model judge; pass model='provider/name' to use one, or drop them
+options are for a model judge; pass a model (model='provider/name', or --model on the command \
+line) to use one, or drop them
     """
     if isinstance(model, JudgeConfig):
         config = model.replace(**options) if options else model

@@ -90,7 +90,7 @@ class JudgeConfig:
         Traceback (most recent call last):
         ...
         evaltoolkit.errors.ConfigurationError: judge: unknown option 'temprature'; did you \
-mean 'temperature'?
+mean 'temperature'? (other litellm arguments go in extra={...})
     """
 
     model: str = OFFLINE_MODEL
@@ -175,7 +175,8 @@ mean 'temperature'?
             if model_only:
                 raise ConfigurationError(
                     f"the offline judge takes no {', '.join(model_only)}: these options are for "
-                    "a model judge; pass a model (model='provider/name', or --model on the command line) to use one, or drop them"
+                    "a model judge; pass a model (model='provider/name', or --model on the "
+                    "command line) to use one, or drop them"
                 )
         return cls(model=model, **resolved)
 

@@ -270,11 +270,11 @@ def create_judged_scorer(
         >>> import evaltoolkit as et
         >>> cites = et.Step(
         ...     name="cites",
-        ...     prompt="Does the ANSWER cite a source (a URL or a named document)?\n"
-        ...            "ANSWER: {{output}}\nReply with JSON: {\"cites\": true}",
+        ...     prompt="Does the ANSWER cite a source? ANSWER: {{output}} "
+        ...            'Reply with JSON: {"cites": true}',
         ...     schema={"type": "object", "properties": {"cites": {"type": "boolean"}},
         ...             "required": ["cites"], "additionalProperties": False},
-        ...     offline=lambda output: {"cites": "http" in output or "according to" in output},
+        ...     offline=lambda output: {"cites": "according to" in output.lower()},
         ... )
         >>> scorer = et.create_judged_scorer(
         ...     id="cites-source", steps=[cites],

@@ -305,7 +305,7 @@ def create_summarization_scorer(
     Example:
         >>> scorer = create_summarization_scorer(reason="template")
         >>> result = scorer.run(
-        ...     input="The company was founded in 1995 by John Smith in Seattle.",
+        ...     input="John Smith founded the company in Seattle in 1995. It makes bicycles.",
         ...     output="John Smith founded the company in 1995.",
         ... )
         >>> result.details["alignment_score"]
