@@ -249,12 +249,12 @@ def _read_rows(args: argparse.Namespace) -> list[Any]:
 
 def _run(args: argparse.Namespace) -> int:
     _check_limit(args.limit)
+    options = _judge_options(args)
+    rows = _read_rows(args)  # the input's problems first: a missing file is not an output clash
     out = None
     if args.out:
         out = _check_output(args.out, flag="--out", suffixes=_EXPORTS, inputs=[args.file])
-    options = _judge_options(args)
     scorers = [create_scorer(name, **options) for name in args.scorer]
-    rows = _read_rows(args)
     result = _score(rows, scorers, args, len(rows), **_run_fields(args))
     _print_summary(result, str(args.file))
     if out is not None:

@@ -319,3 +319,11 @@ def test_run_help_names_the_fields_formats_and_defaults(
     assert "(default: input)" in flowing and "(default: 8)" in flowing
     assert "(default: ground_truth or groundTruth)" in flowing
     assert "130 interrupted" in flowing  # the exit statuses are documented
+
+
+def test_a_missing_input_is_reported_before_the_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "missing.jsonl"
+    assert _run("run", str(missing), *SCORER, "--out", str(missing)) == 2
+    assert "no such file" in capsys.readouterr().err
