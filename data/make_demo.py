@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+PACKAGE_DATA = HERE.parent / "evaltoolkit" / "_demo_data"
 
 DOCUMENTS = {
     "harbour-bridge": (
@@ -260,8 +261,11 @@ def main() -> None:
         }
         for position, (question, answer, truth, fault, correct) in enumerate(ANSWERS)
     ]
-    write_jsonl(HERE / "demo_summaries.jsonl", summaries)
-    write_jsonl(HERE / "demo_answers.jsonl", answers)
+    # data/ for the notebooks and tests; the package's copy for `evaltoolkit demo`, so that it
+    # also works from an installed wheel (tests/test_packaging.py checks they are the same).
+    for folder in (HERE, PACKAGE_DATA):
+        write_jsonl(folder / "demo_summaries.jsonl", summaries)
+        write_jsonl(folder / "demo_answers.jsonl", answers)
 
 
 if __name__ == "__main__":

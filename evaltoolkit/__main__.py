@@ -1,5 +1,5 @@
 """``python -m evaltoolkit`` runs the command line."""
 
-from .cli import main
+from .cli import console_main
 
-raise SystemExit(main())
+console_main()

@@ -7,29 +7,53 @@ that does not parse, a row that is not an object) does not: it becomes an item w
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import DataLoadError, InputError
+from .errors import ConfigurationError, DataLoadError, InputError
+from .records import encodable_text
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["DataItem", "load_items", "read_records", "read_table"]
+__all__ = ["DataItem", "load_items", "read_records", "read_table", "require_columns"]
 
 TABLE_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".parquet")
 GROUND_TRUTH_ALIASES = ("ground_truth", "groundTruth")
 ID_FIELDS = ("id", "item_id")
+# Columns of a CSV or TSV file read as text even when every cell looks like a number, so that
+# "02134" keeps its leading zero and "4" stays a string; a run adds the fields its options name.
+TEXT_COLUMNS = (
+    *ID_FIELDS,
+    "input",
+    "output",
+    *GROUND_TRUTH_ALIASES,
+    "source",
+    "summary",
+    "question",
+    "candidate",
+    "answer",
+    "reference",
+    "golden_answers",
+    "sentence1",
+    "sentence2",
+)
 
 
 @dataclass(slots=True)
 class DataItem:
-    """One data item: input, output, ground truth and every other field."""
+    """One data item: input, output, ground truth and every other field.
+
+    ``notes`` says what loading changed (a number read as text, a character that UTF-8 cannot
+    encode replaced with U+FFFD), one sentence each.
+    """
 
     index: int
     item_id: Any
@@ -38,6 +62,7 @@ class DataItem:
     ground_truth: Any = None
     fields: dict[str, Any] = field(default_factory=dict)
     problem: InputError | None = None
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,15 +75,6 @@ class _UnreadableRow:
 
 def _missing(value: Any) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
-
-
-def _clean(value: Any) -> Any:
-    """None for missing cells (NaN from pandas), numpy scalars and arrays as Python values."""
-    if _missing(value):
-        return None
-    if hasattr(value, "tolist") and not isinstance(value, str):
-        return value.tolist()
-    return value
 
 
 def _suffix(path: Path) -> str:
@@ -78,9 +94,38 @@ def _check_readable(path: Path) -> None:
         raise DataLoadError(f"{str(path)!r} is not a file")
 
 
-def _json_lines(lines: Iterable[str]) -> list[Any]:
+def _not_utf8(error: UnicodeDecodeError, data: bytes, *, line: int, start: int = 0) -> str:
+    """Where a decoding error is, as a person would look for it: line, column and byte."""
+    offset = start + error.start
+    line += data.count(b"\n", start, offset)
+    column = offset - (data.rfind(b"\n", 0, offset) + 1) + 1
+    return (
+        f"line {line} is not valid UTF-8 (byte 0x{data[offset]:02x} at column {column}); "
+        "save the file as UTF-8"
+    )
+
+
+def _decode(path: Path, data: bytes) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise DataLoadError(
+            f"cannot read {str(path)!r}: {_not_utf8(error, data, line=1)}"
+        ) from error
+
+
+def _json_lines(lines: Iterable[bytes | str]) -> list[Any]:
+    """Parse JSON Lines; a line that is not UTF-8 or not JSON becomes an unreadable row."""
     rows: list[Any] = []
-    for number, line in enumerate(lines, start=1):
+    for number, raw in enumerate(lines, start=1):
+        if isinstance(raw, bytes):
+            try:
+                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError as error:
+                rows.append(_UnreadableRow(number, _not_utf8(error, raw, line=number)))
+                continue
+        else:
+            line = raw
         if not line.strip():
             continue
         try:
@@ -90,46 +135,126 @@ def _json_lines(lines: Iterable[str]) -> list[Any]:
     return rows
 
 
-def read_records(path: str | os.PathLike[str]) -> list[Any]:
+def _starts_with(path: Path, character: bytes) -> bool:
+    with path.open("rb") as handle:
+        head = handle.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+    return head.startswith(character)
+
+
+def _read_json_lines(path: Path) -> list[Any]:
+    if _starts_with(path, b"["):
+        try:
+            whole = json.loads(_decode(path, path.read_bytes()))
+        except (json.JSONDecodeError, DataLoadError):
+            whole = None
+        if isinstance(whole, list):
+            raise DataLoadError(
+                f"{str(path)!r} holds one JSON array, not JSON Lines (one object per line); "
+                f"rename it to {path.with_suffix('.json').name!r} or write one object per line"
+            )
+    with path.open("rb") as handle:
+        return _json_lines(handle)
+
+
+def _read_json(path: Path) -> list[Any]:
+    text = _decode(path, path.read_bytes())
+    try:
+        loaded = json.loads(text)
+    except json.JSONDecodeError:
+        return _json_lines(text.splitlines())
+    if isinstance(loaded, Mapping):
+        loaded = loaded.get("data", loaded.get("items", [loaded]))
+    if not isinstance(loaded, list):
+        raise DataLoadError(f"{str(path)!r}: expected a JSON list of objects")
+    return loaded
+
+
+def read_records(
+    path: str | os.PathLike[str], *, text_columns: Iterable[str] | None = None
+) -> list[Any]:
     """Read a .jsonl/.json/.csv/.tsv/.parquet file as a list of rows (mappings).
 
-    A JSON Lines line that does not parse becomes an unreadable-row marker instead of failing
-    the whole file. A ``.json`` file may hold one JSON array of objects or JSON Lines.
+    A JSON Lines line that does not parse, or is not UTF-8, becomes an unreadable-row marker
+    (an item that fails with its line number) instead of failing the whole file. A ``.json``
+    file may hold one JSON array of objects or JSON Lines.
+
+    Args:
+        path: The file.
+        text_columns: CSV and TSV columns read as text (see :func:`read_table`).
 
     Raises:
-        DataLoadError: The file is missing, unreadable or of an unknown type.
+        DataLoadError: The file is missing, unreadable, of an unknown type, or holds no items.
+
+    Example:
+        >>> import tempfile
+        >>> path = Path(tempfile.mkdtemp()) / "items.csv"
+        >>> _ = path.write_text("id,input,output\\n007,2+2,4\\n")
+        >>> read_records(path)
+        [{'id': '007', 'input': '2+2', 'output': '4'}]
     """
     path = Path(path)
     suffix = _suffix(path)
     _check_readable(path)
     try:
         if suffix in (".jsonl", ".ndjson"):
-            with path.open(encoding="utf-8") as handle:
-                return _json_lines(handle)
-        if suffix == ".json":
-            text = path.read_text(encoding="utf-8")
-            try:
-                loaded = json.loads(text)
-            except json.JSONDecodeError:
-                return _json_lines(text.splitlines())
-            if isinstance(loaded, Mapping):
-                loaded = loaded.get("data", loaded.get("items", [loaded]))
-            if not isinstance(loaded, list):
-                raise DataLoadError(f"{str(path)!r}: expected a JSON list of objects")
-            return loaded
-        return list(read_table(path).to_dict(orient="records"))
-    except (OSError, UnicodeDecodeError) as error:
+            rows = _read_json_lines(path)
+        elif suffix == ".json":
+            rows = _read_json(path)
+        else:
+            return list(read_table(path, text_columns=text_columns).to_dict(orient="records"))
+    except OSError as error:
+        raise DataLoadError(f"cannot read {str(path)!r}: {error}") from error
+    if not rows:
+        raise DataLoadError(f"no items in {str(path)!r}: it is empty or holds only blank lines")
+    return rows
+
+
+def _read_csv(path: Path, suffix: str, text_columns: Iterable[str]) -> pd.DataFrame:
+    import pandas as pd
+
+    try:
+        text = _decode(path, path.read_bytes())
+    except OSError as error:
+        raise DataLoadError(f"cannot read {str(path)!r}: {error}") from error
+    if not text.strip():
+        raise DataLoadError(f"no items in {str(path)!r}: it is empty or holds only blank lines")
+    try:
+        return pd.read_csv(
+            io.StringIO(text),
+            sep="\t" if suffix == ".tsv" else ",",
+            keep_default_na=False,
+            na_values=[""],
+            dtype=dict.fromkeys(text_columns, str),
+        )
+    except Exception as error:  # pandas raises many types for a bad file
         raise DataLoadError(f"cannot read {str(path)!r}: {error}") from error
 
 
-def read_table(path: str | os.PathLike[str]) -> pd.DataFrame:
+def read_table(
+    path: str | os.PathLike[str], *, text_columns: Iterable[str] | None = None
+) -> pd.DataFrame:
     """Read a .jsonl/.json/.csv/.tsv/.parquet file into a DataFrame.
 
     In CSV and TSV files only empty cells are missing, so texts such as ``"None"`` or ``"NA"``
-    stay text.
+    stay text, and the ``text_columns`` are read as text even when they look like numbers
+    (``"02134"`` keeps its leading zero). Other columns, such as numeric labels, are parsed
+    as usual.
+
+    Args:
+        path: The file.
+        text_columns: Columns to read as text; by default the usual names of ids, inputs,
+            outputs, references and sources (:data:`TEXT_COLUMNS`).
 
     Raises:
-        DataLoadError: The file is missing, unreadable, malformed or of an unknown type.
+        DataLoadError: The file is missing, unreadable, malformed, of an unknown type, or
+            holds no rows.
+
+    Example:
+        >>> import tempfile
+        >>> path = Path(tempfile.mkdtemp()) / "labels.csv"
+        >>> _ = path.write_text("output,label\\n02134,5\\n")
+        >>> read_table(path).to_dict(orient="records")
+        [{'output': '02134', 'label': 5}]
     """
     import pandas as pd
 
@@ -147,20 +272,53 @@ def read_table(path: str | os.PathLike[str]) -> pd.DataFrame:
                     f"{type(record).__name__}, not an object with one key per column"
                 )
         return pd.DataFrame.from_records(records)
-    try:
-        if suffix == ".parquet":
-            return pd.read_parquet(path)
-        return pd.read_csv(
-            path, sep="\t" if suffix == ".tsv" else ",", keep_default_na=False, na_values=[""]
+    if suffix == ".parquet":
+        try:
+            frame = pd.read_parquet(path)
+        except Exception as error:  # pyarrow raises many types for a bad file
+            raise DataLoadError(f"cannot read {str(path)!r}: {error}") from error
+    else:
+        columns = TEXT_COLUMNS if text_columns is None else tuple(text_columns)
+        frame = _read_csv(path, suffix, columns)
+    if frame.empty:
+        header = ", ".join(map(str, frame.columns))
+        raise DataLoadError(f"no items in {str(path)!r}: it has columns ({header}) but no rows")
+    return frame
+
+
+def _duplicated_columns(columns: Iterable[Any]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for column in columns:
+        counts[str(column)] = counts.get(str(column), 0) + 1
+    return {name: count for name, count in counts.items() if count > 1}
+
+
+def check_unique_columns(columns: Iterable[Any], *, where: str = "the DataFrame") -> None:
+    """Raise when column names repeat, naming them (pandas would keep only one of each).
+
+    Raises:
+        ConfigurationError: Some column names appear more than once.
+
+    Example:
+        >>> check_unique_columns(["input", "output", "output"])
+        Traceback (most recent call last):
+        ...
+        evaltoolkit.errors.ConfigurationError: the DataFrame has duplicated column names: \
+'output' (2 times); rename or drop the duplicates
+    """
+    duplicated = _duplicated_columns(columns)
+    if duplicated:
+        names = ", ".join(f"{name!r} ({count} times)" for name, count in duplicated.items())
+        raise ConfigurationError(
+            f"{where} has duplicated column names: {names}; rename or drop the duplicates"
         )
-    except Exception as error:  # pandas and pyarrow raise many types for a bad file
-        raise DataLoadError(f"cannot read {str(path)!r}: {error}") from error
 
 
-def _rows_of(data: Any) -> Sequence[Any]:
+def _rows_of(data: Any, text_columns: Iterable[str]) -> Sequence[Any]:
     if isinstance(data, str | Path):
-        return read_records(data)
+        return read_records(data, text_columns=text_columns)
     if hasattr(data, "to_dict") and hasattr(data, "columns"):
+        check_unique_columns(data.columns)
         return list(data.to_dict(orient="records"))
     if isinstance(data, Mapping):
         raise InputError(
@@ -173,6 +331,96 @@ def _rows_of(data: Any) -> Sequence[Any]:
     )
 
 
+class _Loader:
+    """Cleans the values of one row and notes what it changed."""
+
+    def __init__(self) -> None:
+        self.notes: list[str] = []
+        self._replaced: dict[str, int] = {}
+
+    def text(self, value: str, where: str) -> str:
+        if value.isascii():
+            return value
+        safe = encodable_text(value)
+        if safe is not value:
+            replaced = safe.count("\ufffd") - value.count("\ufffd")
+            self._replaced[where] = self._replaced.get(where, 0) + max(replaced, 1)
+        return safe
+
+    def value(self, value: Any, where: str) -> Any:
+        """None for missing cells (NaN), numpy values as Python ones, text made encodable."""
+        if _missing(value):
+            return None
+        if isinstance(value, str):
+            return self.text(value, where)
+        if hasattr(value, "tolist") and not isinstance(value, str | bytes):
+            value = value.tolist()
+        if isinstance(value, Mapping):
+            return {
+                self.text(key, where) if isinstance(key, str) else key: self.value(item, where)
+                for key, item in value.items()
+            }
+        if isinstance(value, list | tuple):
+            return [self.value(item, where) for item in value]
+        return value
+
+    def as_text(self, value: Any, name: str) -> Any:
+        """A number in a text field as the text it stands for ("4", not "4.0"), with a note."""
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return value
+        if isinstance(value, float) and math.isinf(value):
+            return value
+        text = str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+        self.notes.append(f"field {name!r} held the number {value!r}, read as the text {text!r}")
+        return text
+
+    def finish(self) -> list[str]:
+        for where, count in self._replaced.items():
+            characters = "character" if count == 1 else "characters"
+            self.notes.insert(
+                0,
+                f"field {where!r}: {count} {characters} that UTF-8 cannot encode (lone "
+                "surrogates) replaced with U+FFFD",
+            )
+        return self.notes
+
+
+def _id_of(value: Any) -> Any:
+    """Ids as they were meant: 4.0 (from a column with gaps) is 4."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def _warn_about(items: Sequence[DataItem]) -> None:
+    keys = [str(item.item_id) for item in items if item.problem is None]
+    shared = len(keys) - len(set(keys))
+    if shared:
+        seen: set[str] = set()
+        example = ""
+        for key in keys:
+            if key in seen:
+                example = key
+                break
+            seen.add(key)
+        warnings.warn(
+            f"{shared} {'items share' if shared > 1 else 'item shares'} an id with an earlier item "
+            f"(such as {example!r}; ids are compared as text, as they are exported); every "
+            "item is kept, and the item_index column tells them apart",
+            UserWarning,
+            stacklevel=4,
+        )
+    changed = sum(1 for item in items if item.notes)
+    if changed:
+        warnings.warn(
+            f"{changed} item{'s' if changed > 1 else ''} changed on loading (numbers read as "
+            "text, or characters that UTF-8 cannot encode replaced); see each item's notes "
+            "(the notes column)",
+            UserWarning,
+            stacklevel=4,
+        )
+
+
 def load_items(
     data: Any,
     *,
@@ -183,8 +431,15 @@ def load_items(
 ) -> list[DataItem]:
     """Turn a list of dicts, a DataFrame or a file path into data items.
 
+    Every row becomes one item, in order; a row that cannot be used becomes an item whose
+    ``problem`` says why. Loading also repairs what would break a run or its export, and notes
+    it on the item: a number in the input, output or ground truth becomes text (``4.0`` from
+    a column with gaps becomes ``"4"``), and a character that UTF-8 cannot encode (a lone
+    surrogate such as ``"\\ud800"``) becomes U+FFFD, in any field and in nested messages.
+    Ids shared by several items (``1`` and ``"1"`` count as the same) give one warning.
+
     Args:
-        data: A list of mappings, a DataFrame, or a .jsonl/.json/.csv/.parquet path.
+        data: A list of mappings, a DataFrame, or a .jsonl/.json/.csv/.tsv/.parquet path.
         input_field: The field holding the input.
         output_field: The field holding the output (may be absent when a target makes it).
         ground_truth_field: The field holding the ground truth; by default ``ground_truth``
@@ -193,13 +448,20 @@ def load_items(
             item's position.
 
     Raises:
-        DataLoadError: ``data`` is a path that cannot be read.
+        DataLoadError: ``data`` is a path that cannot be read, or holds no items.
         InputError: ``data`` is not a list, DataFrame or path.
+        ConfigurationError: ``data`` is a DataFrame with duplicated column names.
+
+    Example:
+        >>> [item] = load_items([{"id": 7, "input": "2+2", "output": 4}])
+        >>> item.output, item.notes
+        ('4', ["field 'output' held the number 4, read as the text '4'"])
     """
     truth_fields = (ground_truth_field,) if ground_truth_field else GROUND_TRUTH_ALIASES
     id_fields = (id_field,) if id_field else ID_FIELDS
+    text_columns = (input_field, output_field, *truth_fields, *id_fields, "source")
     items: list[DataItem] = []
-    for index, row in enumerate(_rows_of(data)):
+    for index, row in enumerate(_rows_of(data, text_columns)):
         if isinstance(row, _UnreadableRow):
             items.append(DataItem(index, index, problem=InputError(row.message, item_id=index)))
             continue
@@ -210,21 +472,59 @@ def load_items(
             )
             items.append(DataItem(index, index, problem=problem))
             continue
-        fields = {str(key): _clean(value) for key, value in row.items()}
+        loader = _Loader()
+        fields: dict[str, Any] = {}
+        for key, value in row.items():
+            name = encodable_text(str(key))
+            fields[loader.text(str(key), name)] = loader.value(value, name)
         item_id = next((fields[name] for name in id_fields if fields.get(name) is not None), index)
         for name in id_fields:
             fields.pop(name, None)
-        truth = next((fields[name] for name in truth_fields if fields.get(name) is not None), None)
+        truth_name = next((name for name in truth_fields if fields.get(name) is not None), None)
+        truth = loader.as_text(fields[truth_name], truth_name) if truth_name else None
         for name in truth_fields:
             fields.pop(name, None)
         items.append(
             DataItem(
                 index=index,
-                item_id=item_id,
-                input=fields.pop(input_field, None),
-                output=fields.pop(output_field, None),
+                item_id=_id_of(item_id),
+                input=loader.as_text(fields.pop(input_field, None), input_field),
+                output=loader.as_text(fields.pop(output_field, None), output_field),
                 ground_truth=truth,
                 fields=fields,
+                notes=loader.finish(),
             )
         )
+    _warn_about(items)
     return items
+
+
+def require_columns(rows: Sequence[Any], required: Mapping[str, str], *, where: str) -> None:
+    """Check that each required column is a field of at least one row.
+
+    Args:
+        rows: The rows read from a file (:func:`read_records`).
+        required: Column name by the option that named it (``{"--input-col": "article"}``).
+        where: What the rows came from, for the message (a file name).
+
+    Raises:
+        ConfigurationError: A column is in no row; the message lists the columns present.
+
+    Example:
+        >>> require_columns([{"q": "x"}], {"--input-col": "input"}, where="'a.csv'")
+        Traceback (most recent call last):
+        ...
+        evaltoolkit.errors.ConfigurationError: no column 'input' (from --input-col) in \
+'a.csv'; its columns are: q. Name the right one with --input-col.
+    """
+    present: dict[str, None] = {}
+    for row in rows:
+        if isinstance(row, Mapping):
+            present.update(dict.fromkeys(map(str, row)))
+    for option, column in required.items():
+        if column not in present:
+            listed = ", ".join(present) or "(none)"
+            raise ConfigurationError(
+                f"no column {column!r} (from {option}) in {where}; its columns are: {listed}. "
+                f"Name the right one with {option}."
+            )

@@ -1,32 +1,110 @@
 """The ``evaltoolkit`` command line.
 
 evaltoolkit demo                      score the bundled demo data with the offline judge
-evaltoolkit run FILE --scorer NAME    score a .jsonl/.csv/.parquet file
+evaltoolkit run FILE --scorer NAME    score a .jsonl/.json/.csv/.tsv/.parquet file
 evaltoolkit meta-eval FILE --task T   agreement of a judge with human labels
+evaltoolkit cache info|prune|clear    look after the judge cache
+
+Every check that can fail (flags, columns, the output path) runs before any scoring, so a
+mistake costs nothing. Exit status: 0 when done (the summary says how many items failed), 1
+when a scorer failed on every item, 2 for a usage, input or output-path error, 130 when
+interrupted (rerun the same command: the judge cache resumes the run).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
 import sys
-from collections.abc import Sequence
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .errors import EvalToolkitError
+from . import __version__
+from ._files import atomic_write, check_writable, same_file
+from .errors import ConfigurationError, EvalToolkitError
 from .judge import STRUCTURED_OUTPUT_MODES
-from .records import EvalResult
+from .records import EvalResult, ItemResult
 from .scorers import SCORER_NAMES, create_scorer
 
-__all__ = ["main"]
+if TYPE_CHECKING:
+    import pandas as pd
 
-DEMO_DIR = Path(__file__).resolve().parent.parent / "data"
+__all__ = ["console_main", "main"]
+
+DEMO_FILES = ("demo_summaries.jsonl", "demo_answers.jsonl")
 _EXPORTS = (".parquet", ".csv", ".jsonl")
+_TABLE_EXPORTS = (".csv", ".parquet", ".jsonl")
+_FORMATS = ".jsonl, .ndjson, .json, .csv, .tsv or .parquet"
+INTERRUPTED = 130
+
+
+class _Interrupted(Exception):
+    """Ctrl-C during scoring, with how far the run got."""
+
+    def __init__(self, done: int, total: int) -> None:
+        super().__init__(f"interrupted after {done} of {total} items")
+        self.done = done
+        self.total = total
+
+
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """Shows each option's default, except where there is none to show (None, a flag)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default in (None, False) or "(default" in (action.help or ""):
+            return action.help
+        return super()._get_help_string(action)
+
+
+# -- checks made before any scoring -------------------------------------------------------------
+
+
+def _check_limit(limit: int | None) -> None:
+    if limit is not None and limit < 1:
+        raise ConfigurationError(f"--limit must be 1 or more, got {limit}")
+
+
+def _check_output(
+    path: str | os.PathLike[str],
+    *,
+    flag: str,
+    suffixes: Sequence[str],
+    inputs: Sequence[Path] = (),
+    others: Sequence[tuple[str, Path]] = (),
+) -> Path:
+    """The output path, once it is known to have a known suffix, not to be an input, and to be
+    writable; else a ConfigurationError (exit status 2) before anything is scored."""
+    out = Path(path)
+    if out.suffix.lower() not in suffixes:
+        raise ConfigurationError(
+            f"{flag} must end in one of {', '.join(suffixes)}, got {str(out)!r}"
+        )
+    for source in inputs:
+        if same_file(out, source):
+            raise ConfigurationError(
+                f"{flag} {str(out)!r} is the input file; writing there would destroy it. "
+                "Name another file."
+            )
+    for other_flag, other in others:
+        if same_file(out, other):
+            raise ConfigurationError(f"{flag} and {other_flag} name the same file {str(out)!r}")
+    problem = check_writable(out)
+    if problem is not None:
+        raise ConfigurationError(f"{flag}: {problem}")
+    return out
+
+
+# -- judge options --------------------------------------------------------------------------
 
 
 def _judge_options(args: argparse.Namespace) -> dict[str, Any]:
+    if args.concurrency < 1:
+        raise ConfigurationError(f"--concurrency must be 1 or more, got {args.concurrency}")
     options: dict[str, Any] = {"model": args.model, "api_base": args.api_base}
     if args.timeout is not None:
         options["timeout"] = args.timeout
@@ -44,8 +122,8 @@ def _add_judge_arguments(parser: argparse.ArgumentParser) -> None:
     judge.add_argument(
         "--model",
         default=None,
-        help="litellm model string for model-judged scorers (default: the offline judge); "
-        "API keys are read from the provider's environment variable",
+        help="litellm model string for model-judged scorers (default: the offline judge: "
+        "no key, no network); API keys are read from the provider's environment variable",
     )
     judge.add_argument("--api-base", default=None, help="base URL of an OpenAI-compatible server")
     judge.add_argument(
@@ -57,23 +135,61 @@ def _add_judge_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="how to ask the model for JSON (default auto: negotiated with the server)",
     )
-    judge.add_argument("--cache-dir", default=None, help="judge cache directory")
+    judge.add_argument(
+        "--cache-dir",
+        default=None,
+        help="judge cache directory (default: $EVALTOOLKIT_CACHE_DIR, else ~/.cache/evaltoolkit)",
+    )
     judge.add_argument("--no-cache", action="store_true", help="do not use the judge cache")
     judge.add_argument("--concurrency", type=int, default=8, help="items and calls in flight")
     judge.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
 
+# -- scoring and reporting ------------------------------------------------------------------
+
+
+def _score(
+    data: Any, scorers: list[Any], args: argparse.Namespace, total: int, **fields: Any
+) -> EvalResult:
+    """run_evals, turning Ctrl-C into _Interrupted with the count of items done."""
+    from .runner import run_evals
+
+    done = 0
+
+    def count(_: ItemResult) -> None:
+        nonlocal done
+        done += 1
+
+    try:
+        return run_evals(
+            data,
+            scorers,
+            concurrency=args.concurrency,
+            progress=not args.no_progress,
+            on_item_complete=count,
+            **fields,
+        )
+    except KeyboardInterrupt:
+        raise _Interrupted(done, total) from None
+
+
 def _write(result: EvalResult, out: Path, *, wide: bool) -> None:
     suffix = out.suffix.lower()
-    if suffix not in _EXPORTS:
-        raise EvalToolkitError(f"--out must end in one of {', '.join(_EXPORTS)}, got {str(out)!r}")
-    out.parent.mkdir(parents=True, exist_ok=True)
     if suffix == ".parquet":
         result.to_parquet(out, wide=wide)
     elif suffix == ".csv":
         result.to_csv(out, wide=wide)
     else:
         result.to_jsonl(out, wide=wide)
+
+
+def _failures(result: EvalResult) -> list[tuple[Any, str, str]]:
+    return [
+        (item.item_id, score.scorer, str(score.error))
+        for item in result
+        for score in item.scorer_results.values()
+        if score.error is not None
+    ]
 
 
 def _print_summary(result: EvalResult, title: str) -> None:
@@ -85,66 +201,123 @@ def _print_summary(result: EvalResult, title: str) -> None:
         cost = "unknown" if result.cost is None else f"${result.cost:.4f}"
         print(f"tokens: {usage.prompt_tokens} prompt, {usage.completion_tokens} completion")
         print(f"cost: {cost}")
-    failures = [
-        (item.item_id, score.scorer, str(score.error))
-        for item in result
-        for score in item.scorer_results.values()
-        if score.error is not None
-    ]
+    failures = _failures(result)
     for item_id, scorer, error in failures[:5]:
         print(f"  failed: item {item_id!r}, {scorer}: {error}")
     if len(failures) > 5:
         print(f"  ... and {len(failures) - 5} more failures (see the error column)")
+    failed_items = sum(1 for item in result if item.failed)
+    if failed_items:
+        print(f"{failed_items} of {len(result)} items failed (see the error column)")
+
+
+def _exit_status(result: EvalResult, title: str) -> int:
+    """1 when some scorer failed on every item (nothing it was asked for was scored), else 0."""
+    status = 0
+    for scorer, summary in result.scores.items():
+        if summary.count and not summary.scored:
+            first = next(str(s.error) for s in result.results(scorer) if s.error is not None)
+            print(
+                f"evaltoolkit: {title}: {scorer} failed on all {summary.count} items; "
+                f"first error: {first}",
+                file=sys.stderr,
+            )
+            status = 1
+    return status
+
+
+# -- run ------------------------------------------------------------------------------------
+
+
+def _run_fields(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "input_field": args.input_col,
+        "output_field": args.output_col,
+        "ground_truth_field": args.ground_truth_col,
+        "id_field": args.id_col,
+    }
+
+
+def _read_rows(args: argparse.Namespace) -> list[Any]:
+    """The file's rows (first --limit of them), once the columns the flags name are there."""
+    from ._datasets import GROUND_TRUTH_ALIASES, ID_FIELDS, read_records, require_columns
+
+    text_columns = [
+        args.input_col,
+        args.output_col,
+        *([args.ground_truth_col] if args.ground_truth_col else GROUND_TRUTH_ALIASES),
+        *([args.id_col] if args.id_col else ID_FIELDS),
+        "source",
+    ]
+    rows = read_records(args.file, text_columns=text_columns)
+    if args.limit is not None:
+        rows = rows[: args.limit]
+    required = {"--input-col": args.input_col, "--output-col": args.output_col}
+    if args.ground_truth_col:
+        required["--ground-truth-col"] = args.ground_truth_col
+    if args.id_col:
+        required["--id-col"] = args.id_col
+    require_columns(rows, required, where=repr(str(args.file)))
+    return rows
 
 
 def _run(args: argparse.Namespace) -> int:
-    from .runner import run_evals
-
+    _check_limit(args.limit)
     options = _judge_options(args)
-    scorers = [create_scorer(name, **options) for name in args.scorer]
-    data: Any = args.file
-    if args.limit is not None:
-        from ._datasets import read_records
-
-        data = read_records(args.file)[: args.limit]
-    result = run_evals(
-        data,
-        scorers,
-        concurrency=args.concurrency,
-        progress=not args.no_progress,
-        input_field=args.input_col,
-        output_field=args.output_col,
-        ground_truth_field=args.ground_truth_col,
-        id_field=args.id_col,
-    )
-    _print_summary(result, str(args.file))
+    rows = _read_rows(args)  # the input's problems first: a missing file is not an output clash
+    out = None
     if args.out:
-        _write(result, Path(args.out), wide=args.wide)
-        print(f"wrote {args.out}")
-    return 0
+        out = _check_output(args.out, flag="--out", suffixes=_EXPORTS, inputs=[args.file])
+    scorers = [create_scorer(name, **options) for name in args.scorer]
+    result = _score(rows, scorers, args, len(rows), **_run_fields(args))
+    _print_summary(result, str(args.file))
+    if out is not None:
+        _write(result, out, wide=args.wide)
+        print(f"wrote {out}")
+    return _exit_status(result, str(args.file))
+
+
+# -- demo -----------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _demo_file(name: str) -> Iterator[Path]:
+    """A demo data file shipped inside the package (a real path, even from a zip)."""
+    from importlib.resources import as_file, files
+
+    with as_file(files("evaltoolkit") / "_demo_data" / name) as path:
+        yield path
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from .runner import run_evals
-
     options = _judge_options(args)
     out_dir = Path(args.out)
     jobs = (
-        ("summaries", DEMO_DIR / "demo_summaries.jsonl", ["summarization", "textual-difference"]),
-        ("answers", DEMO_DIR / "demo_answers.jsonl", ["answer-similarity", "textual-difference"]),
+        ("summaries", DEMO_FILES[0], ["summarization", "textual-difference"]),
+        ("answers", DEMO_FILES[1], ["answer-similarity", "textual-difference"]),
     )
+    targets = [
+        _check_output(out_dir / f"demo_{name}.parquet", flag="--out", suffixes=(".parquet",))
+        for name, _, _ in jobs
+    ]
     available = set(SCORER_NAMES)
-    for name, path, scorer_names in jobs:
+    status = 0
+    for (name, file_name, scorer_names), target in zip(jobs, targets, strict=True):
         scorers = [create_scorer(s, **options) for s in scorer_names if s in available]
-        result = run_evals(
-            path, scorers, concurrency=args.concurrency, progress=not args.no_progress
-        )
+        with _demo_file(file_name) as path:
+            from ._datasets import read_records
+
+            rows = read_records(path)
+            result = _score(rows, scorers, args, len(rows))
         _print_summary(result, f"demo {name}")
-        target = out_dir / f"demo_{name}.parquet"
         _write(result, target, wide=False)
         print(f"wrote {target}\n")
+        status = max(status, _exit_status(result, f"demo {name}"))
     print("Explore them in a notebook: jupyter lab notebooks/ (start with 01_quickstart.ipynb).")
-    return 0
+    return status
+
+
+# -- meta-eval ------------------------------------------------------------------------------
 
 
 def _print_agreement(evaluation: Any) -> None:
@@ -166,12 +339,93 @@ def _print_agreement(evaluation: Any) -> None:
             )
 
 
+def _constant(values: pd.Series) -> tuple[bool, Any]:
+    present = values.dropna()
+    if present.empty:
+        return True, None
+    first = present.iloc[0]
+    return bool((present == first).all()), first
+
+
+def _why_undefined(evaluation: Any) -> list[str]:
+    """Why some agreement figures are nan: constant labels or scores, or no labels at all."""
+    if not evaluation.agreement["value"].isna().any():
+        return []
+    reasons = []
+    constant, value = _constant(evaluation.scores[evaluation.label])
+    if constant and value is None:
+        reasons.append(f"no item has a {evaluation.label!r} label: nothing to compare with")
+    elif constant:
+        shown = value.item() if hasattr(value, "item") else value
+        if isinstance(shown, bool):
+            reasons.append(
+                f"all labels are {shown}: AUROC needs both classes, and correlations need "
+                "labels that vary"
+            )
+        else:
+            reasons.append(f"all labels are {shown!r}: correlations need labels that vary")
+    for column in evaluation.score_columns:
+        constant, value = _constant(evaluation.scores[column])
+        if constant and value is None:
+            reasons.append(f"no item got a {column!r} (every item failed)")
+        elif constant:
+            reasons.append(f"every {column!r} is {value:.4g}: correlations need scores that vary")
+    if not reasons:
+        reasons.append(
+            "nan marks a figure that is undefined for these items (too few items, or "
+            "constant labels or scores within every group)"
+        )
+    return reasons
+
+
+def _meta_outputs(args: argparse.Namespace) -> tuple[Path | None, Path | None]:
+    out = plot = None
+    if args.plot:
+        from matplotlib.figure import Figure
+
+        formats = tuple(f".{name}" for name in Figure().canvas.get_supported_filetypes())
+        plot = _check_output(args.plot, flag="--plot", suffixes=formats, inputs=[args.file])
+    if args.out:
+        others = [("--plot", plot)] if plot is not None else []
+        out = _check_output(
+            args.out, flag="--out", suffixes=_TABLE_EXPORTS, inputs=[args.file], others=others
+        )
+    return out, plot
+
+
+def _meta_frame(args: argparse.Namespace) -> pd.DataFrame:
+    """The labelled file, its text columns read as text (the label columns stay numbers)."""
+    from ._datasets import TEXT_COLUMNS, read_table
+
+    named = [
+        args.source_col,
+        args.summary_col,
+        args.question_col,
+        args.answer_col,
+        args.reference_col,
+    ]
+    return read_table(args.file, text_columns=[*TEXT_COLUMNS, *(name for name in named if name)])
+
+
+def _write_table(frame: pd.DataFrame, out: Path) -> None:
+    suffix = out.suffix.lower()
+    if suffix == ".parquet":
+        atomic_write(out, lambda tmp: frame.to_parquet(tmp, index=False))
+    elif suffix == ".csv":
+        atomic_write(out, lambda tmp: frame.to_csv(tmp, index=False))
+    else:
+        atomic_write(out, lambda tmp: frame.to_json(tmp, orient="records", lines=True))
+
+
 def _meta_eval(args: argparse.Namespace) -> int:
     from .meta import meta_evaluate
 
+    _check_limit(args.limit)
+    out, plot = _meta_outputs(args)
     options = _judge_options(args)
+    frame = _meta_frame(args)
     evaluation = meta_evaluate(
-        args.file,
+        frame,
         task=args.task,
         label=args.label,
         group=args.group,
@@ -190,39 +444,212 @@ def _meta_eval(args: argparse.Namespace) -> int:
     failed = sum(s.failed for s in evaluation.result.results(evaluation.result.scorer_ids[0]))
     print(f"{args.file}: {len(evaluation.scores)} labelled items scored, {failed} failed")
     _print_agreement(evaluation)
-    if args.out:
-        out = Path(args.out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        if out.suffix.lower() == ".parquet":
-            evaluation.agreement.to_parquet(out, index=False)
-        else:
-            evaluation.agreement.to_csv(out, index=False)
+    for reason in _why_undefined(evaluation):
+        print(f"  note: {reason}")
+    if out is not None:
+        _write_table(evaluation.agreement, out)
         print(f"wrote {out}")
-    if args.plot:
+    if plot is not None:
         from .plots import score_vs_label
 
         figure = score_vs_label(evaluation.scores, evaluation.score_columns, evaluation.label)
-        Path(args.plot).parent.mkdir(parents=True, exist_ok=True)
-        figure.savefig(args.plot, dpi=120, bbox_inches="tight")
-        print(f"wrote {args.plot}")
+        atomic_write(
+            plot,
+            lambda tmp: figure.savefig(
+                tmp, dpi=120, bbox_inches="tight", format=plot.suffix[1:].lower()
+            ),
+        )
+        print(f"wrote {plot}")
+    return _exit_status(evaluation.result, str(args.file))
+
+
+# -- cache ----------------------------------------------------------------------------------
+
+
+def _when(timestamp: float | None) -> str:
+    if timestamp is None:
+        return "-"
+    return datetime.fromtimestamp(timestamp).isoformat(sep=" ", timespec="seconds")
+
+
+def _open_cache(args: argparse.Namespace) -> Any:
+    """The cache named by --cache, or None (with a line saying so) when there is none."""
+    from .judge._cache import _SQLITE_SUFFIXES, CACHE_FILE_NAME, JudgeCache, default_cache_dir
+
+    location = Path(args.cache).expanduser() if args.cache else default_cache_dir()
+    path = location if location.suffix in _SQLITE_SUFFIXES else location / CACHE_FILE_NAME
+    if not path.is_file():
+        print(f"no judge cache at {path}")
+        return None
+    return JudgeCache(path, max_bytes=None)
+
+
+def _cache_info(args: argparse.Namespace) -> int:
+    from .judge._cache import format_bytes
+
+    cache = _open_cache(args)
+    if cache is None:
+        return 0
+    stats = cache.stats()
+    from .judge._cache import _max_bytes_from_environment
+
+    bound = _max_bytes_from_environment()
+    print(f"judge cache: {stats.path}")
+    print(f"entries: {stats.entries}")
+    print(
+        f"bytes: {stats.bytes} ({format_bytes(stats.bytes)} on disk, "
+        f"{format_bytes(stats.live_bytes)} in use; "
+        f"bound {'none' if bound is None else format_bytes(bound)})"
+    )
+    print(f"oldest: {_when(stats.oldest)}")
+    print(f"newest: {_when(stats.newest)}")
+    cache.close()
     return 0
+
+
+def _cache_prune(args: argparse.Namespace) -> int:
+    from .judge._cache import format_bytes, parse_duration, parse_size
+
+    if args.max_bytes is None and args.older_than is None:
+        raise ConfigurationError("cache prune needs --max-bytes SIZE and/or --older-than AGE")
+    try:
+        max_bytes = None if args.max_bytes is None else parse_size(args.max_bytes)
+        older_than = None if args.older_than is None else parse_duration(args.older_than)
+    except ValueError as error:
+        raise ConfigurationError(str(error)) from error
+    cache = _open_cache(args)
+    if cache is None:
+        return 0
+    report = cache.prune(max_bytes=max_bytes, older_than=older_than)
+    cache.vacuum()
+    stats = cache.stats()
+    print(
+        f"removed {report.removed} entries ({format_bytes(report.removed_bytes)}) from "
+        f"{stats.path}; {stats.entries} left, {format_bytes(stats.bytes)} on disk"
+    )
+    cache.close()
+    return 0
+
+
+def _cache_clear(args: argparse.Namespace) -> int:
+    from .judge._cache import format_bytes
+
+    cache = _open_cache(args)
+    if cache is None:
+        return 0
+    stats = cache.stats()
+    if not args.yes and sys.stdin.isatty():
+        answer = input(
+            f"remove all {stats.entries} entries ({format_bytes(stats.bytes)}) from "
+            f"{stats.path}? [y/N] "
+        )
+        if answer.strip().lower() not in ("y", "yes"):
+            print("nothing removed")
+            cache.close()
+            return 1
+    report = cache.clear()
+    cache.vacuum()
+    print(
+        f"removed {report.removed} entries ({format_bytes(stats.bytes)} on disk) from {stats.path}"
+    )
+    cache.close()
+    return 0
+
+
+def _add_cache_command(commands: Any) -> None:
+    cache = commands.add_parser(
+        "cache",
+        help="look after the judge cache: info, prune, clear",
+        description="The judge cache keeps every judge reply (sqlite), so reruns and resumed "
+        "runs make no model call. It is bounded: past $EVALTOOLKIT_CACHE_MAX_BYTES (default "
+        "1 GiB) the least recently used entries are pruned automatically.",
+        formatter_class=_HelpFormatter,
+    )
+    actions = cache.add_subparsers(dest="cache_command", metavar="ACTION", required=True)
+    location = argparse.ArgumentParser(add_help=False)
+    location.add_argument(
+        "--cache",
+        "--cache-dir",
+        dest="cache",
+        default=None,
+        help="the cache directory or .sqlite3 file (default: $EVALTOOLKIT_CACHE_DIR, else "
+        "~/.cache/evaltoolkit)",
+    )
+    info = actions.add_parser(
+        "info", parents=[location], help="entries, bytes, oldest and newest entry"
+    )
+    info.set_defaults(handler=_cache_info)
+    prune = actions.add_parser(
+        "prune",
+        parents=[location],
+        help="remove old or least recently used entries",
+        formatter_class=_HelpFormatter,
+    )
+    prune.add_argument(
+        "--max-bytes", default=None, help="keep at most this much (500M, 1G, 2GiB, bytes)"
+    )
+    prune.add_argument(
+        "--older-than", default=None, help="remove entries unused for this long (30d, 12h, 90min)"
+    )
+    prune.set_defaults(handler=_cache_prune)
+    clear = actions.add_parser(
+        "clear",
+        parents=[location],
+        help="remove every entry (asks first in a terminal; never when input is not a terminal)",
+    )
+    clear.add_argument("--yes", "-y", action="store_true", help="do not ask")
+    clear.set_defaults(handler=_cache_clear)
+
+
+# -- the parser -----------------------------------------------------------------------------
+
+_RUN_DESCRIPTION = """\
+Score every item of FILE with one or more scorers, print a summary, and write one row per item
+and scorer with --out.
+
+FILE formats: .jsonl or .ndjson (one JSON object per line), .json (an array of objects, or
+JSON Lines), .csv, .tsv (a header row, then one item per row; UTF-8) or .parquet.
+Fields read from each item (rename them with the --*-col options):
+  id            the item id (or item_id; default: the item's position)
+  input         the input: text or a list of chat messages
+  output        the output to score: text or a list of chat messages
+  ground_truth  the reference answer (or groundTruth), for answer-similarity and
+                textual-difference
+  source        kept as a column, read as text like the fields above
+Other fields are kept as columns. In CSV and TSV files these fields are read as text, so
+"02134" keeps its leading zero; a number elsewhere is scored as its text, with a note.
+Exported rows carry item_index (the item's position), which tells apart items sharing an id.
+
+Exit status: 0 done (the summary says how many items failed), 1 a scorer failed on every
+item, 2 a usage, input or output-path error (found before scoring), 130 interrupted (rerun
+the same command: the judge cache resumes the run).
+"""
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="evaltoolkit",
         description="Score LLM outputs: summarization, answer similarity, textual difference.",
+        formatter_class=_HelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"evaltoolkit {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     demo = commands.add_parser(
-        "demo", help="score the bundled demo data (offline judge: no key, no network)"
+        "demo",
+        help="score the bundled demo data (offline judge: no key, no network)",
+        formatter_class=_HelpFormatter,
     )
     demo.add_argument("--out", default="results", help="directory for the result files")
     _add_judge_arguments(demo)
     demo.set_defaults(handler=_demo)
 
-    run = commands.add_parser("run", help="score a .jsonl, .csv or .parquet file")
+    run = commands.add_parser(
+        "run",
+        help="score a data file",
+        description=_RUN_DESCRIPTION,
+        formatter_class=_HelpFormatter,
+    )
     run.add_argument("file", type=Path, help="the data file")
     run.add_argument(
         "--scorer",
@@ -231,20 +658,33 @@ def _parser() -> argparse.ArgumentParser:
         choices=SCORER_NAMES,
         help="a scorer to run (repeat for several)",
     )
-    run.add_argument("--out", default=None, help="write results (.parquet, .csv or .jsonl)")
+    run.add_argument(
+        "--out",
+        default=None,
+        help="write the results to this .parquet, .csv or .jsonl file (never the input); "
+        "checked before scoring, written all at once",
+    )
     run.add_argument("--wide", action="store_true", help="one row per item instead of per score")
-    run.add_argument("--input-col", default="input", help="column of the input")
-    run.add_argument("--output-col", default="output", help="column of the output")
-    run.add_argument("--ground-truth-col", default=None, help="column of the ground truth")
-    run.add_argument("--id-col", default=None, help="column of the item id")
-    run.add_argument("--limit", type=int, default=None, help="score only the first N items")
+    run.add_argument("--input-col", default="input", help="field of the input")
+    run.add_argument("--output-col", default="output", help="field of the output")
+    run.add_argument(
+        "--ground-truth-col",
+        default=None,
+        help="field of the ground truth (default: ground_truth or groundTruth)",
+    )
+    run.add_argument("--id-col", default=None, help="field of the item id (default: id or item_id)")
+    run.add_argument(
+        "--limit", type=int, default=None, help="score only the first N items (default: all)"
+    )
     _add_judge_arguments(run)
     run.set_defaults(handler=_run)
 
     meta = commands.add_parser(
-        "meta-eval", help="score a human-labelled file and report agreement with the labels"
+        "meta-eval",
+        help="score a human-labelled file and report agreement with the labels",
+        formatter_class=_HelpFormatter,
     )
-    meta.add_argument("file", type=Path, help="a .jsonl, .csv or .parquet file with labels")
+    meta.add_argument("file", type=Path, help=f"a labelled file: {_FORMATS}")
     meta.add_argument(
         "--task",
         required=True,
@@ -253,38 +693,111 @@ def _parser() -> argparse.ArgumentParser:
     )
     meta.add_argument("--label", required=True, help="column of the human label")
     meta.add_argument("--group", default=None, help="column grouping items (default: doc_id)")
-    meta.add_argument("--source-col", default=None, help="summarization source (source)")
-    meta.add_argument("--summary-col", default=None, help="summarization summary (summary)")
-    meta.add_argument("--question-col", default=None, help="question column (question)")
-    meta.add_argument("--answer-col", default=None, help="answer column (candidate, sentence1)")
+    meta.add_argument("--source-col", default=None, help="summarization source (default: source)")
     meta.add_argument(
-        "--reference-col", default=None, help="reference column (golden_answers, sentence2)"
+        "--summary-col", default=None, help="summarization summary (default: summary)"
     )
-    meta.add_argument("--limit", type=int, default=None, help="use only the first N rows")
+    meta.add_argument("--question-col", default=None, help="question column (default: question)")
     meta.add_argument(
-        "--threshold", type=float, default=None, help="score threshold for boolean labels"
+        "--answer-col", default=None, help="answer column (default: candidate, sentence1)"
+    )
+    meta.add_argument(
+        "--reference-col",
+        default=None,
+        help="reference column (default: golden_answers, sentence2)",
+    )
+    meta.add_argument(
+        "--limit", type=int, default=None, help="use only the first N rows (default: all)"
+    )
+    meta.add_argument(
+        "--threshold",
+        type=float,
+        default=None,
+        help="score threshold for boolean labels (default: 0.4 for answer similarity)",
     )
     meta.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples")
-    meta.add_argument("--out", default=None, help="write the agreement table (.csv, .parquet)")
-    meta.add_argument("--plot", default=None, help="save a figure of scores against labels")
+    meta.add_argument(
+        "--out", default=None, help="write the agreement table (.csv, .parquet or .jsonl)"
+    )
+    meta.add_argument(
+        "--plot", default=None, help="save a figure of scores against labels (.png, .pdf, .svg)"
+    )
     _add_judge_arguments(meta)
     meta.set_defaults(handler=_meta_eval)
+
+    _add_cache_command(commands)
     return parser
 
 
+# -- entry points ---------------------------------------------------------------------------
+
+
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: Any = None,
+    line: str | None = None,
+) -> None:
+    print(f"evaltoolkit: warning: {message}", file=sys.stderr)
+
+
+def _interrupted(done: int | None, total: int | None) -> int:
+    counts = f" after {done} of {total} items" if done is not None else ""
+    print(
+        f"evaltoolkit: interrupted{counts}; rerun the same command to resume from the cache",
+        file=sys.stderr,
+    )
+    return INTERRUPTED
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; return the exit status."""
+    """Run the command line; return the exit status.
+
+    Args:
+        argv: The arguments, without the program name (default: ``sys.argv[1:]``).
+
+    Returns:
+        0 done, 1 a scorer failed on every item, 2 a usage or input error, 130 interrupted.
+
+    Example:
+        >>> main(["run", "missing.jsonl", "--scorer", "textual-difference"])
+        2
+    """
     args = _parser().parse_args(argv)
+    handler: Callable[[argparse.Namespace], int] = args.handler
     try:
-        return int(args.handler(args))
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            return int(handler(args))
     except EvalToolkitError as error:
         print(f"evaltoolkit: error: {error}", file=sys.stderr)
         return 2
+    except _Interrupted as interrupted:
+        return _interrupted(interrupted.done, interrupted.total)
+    except KeyboardInterrupt:
+        return _interrupted(None, None)
     except BrokenPipeError:
         # The reader went away (`evaltoolkit ... | head`): stop quietly, as Python's docs advise.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
 
 
+def console_main() -> None:
+    """The ``evaltoolkit`` command: :func:`main`, then exit with its status.
+
+    After Ctrl-C the process exits at once, without waiting for a judge step that is still
+    running in a worker thread (its result would be thrown away anyway).
+    """
+    status = main()
+    if status == INTERRUPTED:
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+            sys.stderr.flush()
+        os._exit(status)
+    raise SystemExit(status)
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    console_main()

@@ -12,7 +12,7 @@ import html
 import json
 import math
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -325,6 +325,8 @@ class ItemResult:
         fields: The item's other fields, kept for the result rows.
         scorer_results: Each scorer's result, by scorer id.
         latency_s: Wall time for the item, target call included.
+        notes: What loading changed in the item's fields (a number read as text, a character
+            that cannot be encoded replaced), one sentence each; empty when nothing changed.
     """
 
     item_id: Any
@@ -335,6 +337,7 @@ class ItemResult:
     fields: dict[str, Any] = field(default_factory=dict)
     scorer_results: dict[str, ScoreResult] = field(default_factory=dict)
     latency_s: float = 0.0
+    notes: tuple[str, ...] = ()
 
     @property
     def failed(self) -> bool:
@@ -342,11 +345,18 @@ class ItemResult:
         return any(result.failed for result in self.scorer_results.values())
 
     def item_columns(self) -> dict[str, Scalar]:
-        """The item's own fields as scalar cells (input, output, ground truth, then the rest)."""
+        """The item's own fields as scalar cells.
+
+        ``item_index`` (the item's position in the data, which tells apart items that share
+        an id), input, output, ground truth, ``notes`` (None when loading changed nothing),
+        then the item's other fields.
+        """
         columns: dict[str, Scalar] = {
+            "item_index": self.index,
             "input": _as_cell(self.input),
             "output": _as_cell(self.output),
             "ground_truth": _as_cell(self.ground_truth),
+            "notes": "; ".join(self.notes) if self.notes else None,
         }
         for key, value in self.fields.items():
             columns[key if key not in columns else f"item_{key}"] = _as_cell(value)
@@ -435,8 +445,10 @@ class EvalResult:
         """One row per item and scorer.
 
         Columns: item_id, scorer, score, reason, error, error_step, then each scorer's
-        details, the item's own fields, and the bookkeeping columns of
-        :meth:`ScoreResult.to_record`.
+        details, the item's own columns (:meth:`ItemResult.item_columns`: item_index, input,
+        output, ground_truth, notes and the item's other fields), and the bookkeeping
+        columns of :meth:`ScoreResult.to_record`. Characters that UTF-8 cannot encode (lone
+        surrogates, say from a target's output) appear as U+FFFD, so the frame always exports.
         """
         import pandas as pd
 
@@ -451,7 +463,7 @@ class EvalResult:
                 for key, value in item.item_columns().items():
                     row[key if key not in record and key not in row else f"item_{key}"] = value
                 row.update(record)
-                rows.append(row)
+                rows.append(_encodable_row(row))
         frame = pd.DataFrame(rows)
         if frame.empty:
             frame = pd.DataFrame(columns=list(_LEADING_COLUMNS))
@@ -468,27 +480,64 @@ class EvalResult:
                 record = result.to_record()
                 del record["scorer"]
                 row.update({f"{scorer}.{key}": value for key, value in record.items()})
-            rows.append(row)
+            rows.append(_encodable_row(row))
         return pd.DataFrame(rows)
 
+    def _export_frame(self, wide: bool) -> pd.DataFrame:
+        return self.to_wide() if wide else self.to_frame()
+
     def to_parquet(self, path: str | Path, *, wide: bool = False) -> Path:
-        """Write :meth:`to_frame` (or :meth:`to_wide`) to a Parquet file and return its path."""
-        target = Path(path)
-        _export_ready(self.to_wide() if wide else self.to_frame()).to_parquet(target, index=False)
-        return target
+        """Write :meth:`to_frame` (or :meth:`to_wide`) to a Parquet file and return its path.
+
+        The file is written beside ``path`` under a temporary name and renamed into place, so
+        an error or an interrupt never leaves half a file (nor harms an earlier one).
+        Characters that cannot be encoded as UTF-8 (lone surrogates) are written as U+FFFD.
+
+        Example:
+            >>> import tempfile
+            >>> from evaltoolkit import create_textual_difference_scorer, run_evals
+            >>> result = run_evals([{"input": "q", "output": "a", "ground_truth": "a"}],
+            ...                    [create_textual_difference_scorer()], progress=False)
+            >>> result.to_parquet(Path(tempfile.mkdtemp()) / "r.parquet").suffix
+            '.parquet'
+        """
+        frame = _export_ready(self._export_frame(wide))
+        return _write_atomically(path, lambda tmp: frame.to_parquet(tmp, index=False))
 
     def to_csv(self, path: str | Path, *, wide: bool = False) -> Path:
-        """Write :meth:`to_frame` (or :meth:`to_wide`) to a CSV file and return its path."""
-        target = Path(path)
-        (self.to_wide() if wide else self.to_frame()).to_csv(target, index=False)
-        return target
+        """Write :meth:`to_frame` (or :meth:`to_wide`) to a UTF-8 CSV file; return its path.
+
+        Written under a temporary name and renamed into place, like :meth:`to_parquet`.
+
+        Example:
+            >>> import tempfile
+            >>> from evaltoolkit import create_textual_difference_scorer, run_evals
+            >>> result = run_evals([{"input": "q", "output": "a", "ground_truth": "a"}],
+            ...                    [create_textual_difference_scorer()], progress=False)
+            >>> result.to_csv(Path(tempfile.mkdtemp()) / "r.csv").suffix
+            '.csv'
+        """
+        frame = self._export_frame(wide)
+        return _write_atomically(path, lambda tmp: frame.to_csv(tmp, index=False, encoding="utf-8"))
 
     def to_jsonl(self, path: str | Path, *, wide: bool = False) -> Path:
-        """Write :meth:`to_frame` (or :meth:`to_wide`) as JSON Lines and return its path."""
-        target = Path(path)
-        frame = self.to_wide() if wide else self.to_frame()
-        frame.to_json(target, orient="records", lines=True, force_ascii=False)
-        return target
+        """Write :meth:`to_frame` (or :meth:`to_wide`) as JSON Lines and return its path.
+
+        Written under a temporary name and renamed into place, like :meth:`to_parquet`.
+
+        Example:
+            >>> import tempfile
+            >>> from evaltoolkit import create_textual_difference_scorer, run_evals
+            >>> result = run_evals([{"input": "q", "output": "a", "ground_truth": "a"}],
+            ...                    [create_textual_difference_scorer()], progress=False)
+            >>> result.to_jsonl(Path(tempfile.mkdtemp()) / "r.jsonl").suffix
+            '.jsonl'
+        """
+        frame = self._export_frame(wide)
+        return _write_atomically(
+            path,
+            lambda tmp: frame.to_json(tmp, orient="records", lines=True, force_ascii=False),
+        )
 
     def __repr__(self) -> str:
         scores = ", ".join(
@@ -508,6 +557,46 @@ class EvalResult:
             f"<p>EvalResult: {len(self.items)} items</p>"
             f"<table class='evaltoolkit-summary'>{header}{body}</table>"
         )
+
+
+def _write_atomically(path: str | Path, write: Callable[[Path], object]) -> Path:
+    from ._files import atomic_write
+
+    atomic_write(path, write)
+    return Path(path)
+
+
+def encodable_text(text: str) -> str:
+    """``text`` with every code point that UTF-8 cannot encode (a lone surrogate) as U+FFFD.
+
+    Example:
+        >>> encodable_text("caf\\u00e9 \\ud800!")
+        'café �!'
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        # Through UTF-16: a surrogate pair split in two code points joins up again, and each
+        # lone surrogate becomes one U+FFFD.
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text
+
+
+def _encodable_row(row: dict[str, Scalar]) -> dict[str, Scalar]:
+    """The row with every text (names included) encodable as UTF-8, U+FFFD for the rest.
+
+    Loading already replaces such characters in data items (with a note); this catches the
+    ones a target or a model produced, which pandas, Parquet and CSV would all refuse.
+    """
+    if all(
+        key.isascii() and (not isinstance(value, str) or value.isascii())
+        for key, value in row.items()
+    ):
+        return row
+    return {
+        encodable_text(key): encodable_text(value) if isinstance(value, str) else value
+        for key, value in row.items()
+    }
 
 
 def _export_ready(frame: pd.DataFrame) -> pd.DataFrame:

@@ -16,7 +16,7 @@ import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ._datasets import DataItem, load_items
+from ._datasets import DataItem, check_unique_columns, load_items
 from ._sync import run_sync
 from .errors import ConfigurationError
 from .judge import shared_call_limit
@@ -129,6 +129,7 @@ async def _score_item(
         fields=item.fields,
         scorer_results=named_results,
         latency_s=time.perf_counter() - started,
+        notes=tuple(item.notes),
     )
 
 
@@ -185,11 +186,14 @@ async def arun_evals(
     results: list[ItemResult | None] = [None] * len(items)
     item_slots = asyncio.Semaphore(concurrency)
     bar = _progress_bar(len(items), progress)
+    completed = 0
 
     async def process(item: DataItem) -> None:
+        nonlocal completed
         async with item_slots:
             item_result = await _score_item(item, named, target, run_id)
         results[item.index] = item_result
+        completed += 1
         if bar is not None:
             bar.update(1)
         if on_item_complete is not None:
@@ -198,6 +202,14 @@ async def arun_evals(
     try:
         with shared_call_limit(concurrency):
             await asyncio.gather(*(process(item) for item in items))
+    except asyncio.CancelledError as cancelled:
+        # Ctrl-C (through run_sync) or a cancelled task: say how far it got. The replies
+        # already received are in the judge cache, so the same call resumes from there.
+        cancelled.add_note(
+            f"interrupted after {completed} of {len(items)} items; rerun the same call to "
+            "resume from the judge cache"
+        )
+        raise
     finally:
         if bar is not None:
             bar.close()
@@ -282,11 +294,15 @@ def run_evals(
 def _frame_items(
     frame: pd.DataFrame, input: str, output: str, ground_truth: str | None
 ) -> list[dict[str, Any]]:
-    for column in (input, output, ground_truth):
-        if column is not None and column not in frame.columns:
+    named = [column for column in (input, output, ground_truth) if column is not None]
+    for column in named:
+        if column not in frame.columns:
             raise ConfigurationError(
                 f"score_frame: no column {column!r}; the frame has {list(frame.columns)}"
             )
+    check_unique_columns(
+        [column for column in frame.columns if column in named], where="score_frame: the frame"
+    )
     items: list[dict[str, Any]] = []
     for position in range(len(frame)):
         row = frame.iloc[position]
@@ -310,7 +326,9 @@ def score_frame(
     """Score the rows of a DataFrame; return a copy with score columns added.
 
     For each scorer ``s`` the columns ``s.score``, ``s.reason`` and ``s.error`` are added,
-    followed by the scorer's details (``s.alignment_score``, ``s.ratio``, ...).
+    followed by the scorer's details (``s.alignment_score``, ``s.ratio``, ...). A number in
+    a text column is scored as its text (``4.0`` in a column with gaps as ``"4"``); when that
+    happens a ``notes`` column (``evaltoolkit.notes`` if the frame has one) says so per row.
 
     Args:
         frame: The rows to score.
@@ -366,4 +384,7 @@ async def ascore_frame(
         detail_keys = list(dict.fromkeys(key for s in result.results(scorer) for key in s.details))
         for key in ("score", "reason", "error", *detail_keys):
             scored[f"{scorer}.{key}"] = [record.get(key) for record in records]
+    if any(item.notes for item in result):
+        column = "notes" if "notes" not in scored.columns else "evaltoolkit.notes"
+        scored[column] = ["; ".join(item.notes) or None for item in result]
     return scored

@@ -271,7 +271,7 @@ async def test_transient_faults_are_retried_then_succeed(
     faults = 1 if fault.kind == "hang" else 2
     loopback_server.enqueue(*[fault] * faults, reply(VALID_REPLY))
 
-    answer = await make_judge(timeout=0.3).complete(claims_request())
+    answer = await make_judge(timeout=1.0).complete(claims_request())
 
     assert answer.value == VALID_REPLY
     assert answer.call.attempts == faults + 1

@@ -87,20 +87,25 @@ def test_bad_items_stay_in_the_results_with_their_error() -> None:
     data: list[Any] = [
         {"id": 1, "input": "q", "output": "a", "ground_truth": "a"},
         "not a mapping",
-        {"id": 3, "input": "q", "output": 12},
+        {"id": 3, "input": "q", "output": True},
         {"id": 4, "input": "q"},
         {"id": 5, "input": "q", "output": "b", "ground_truth": "b"},
+        {"id": 6, "input": "q", "output": 12, "ground_truth": "12"},
     ]
-    result = run_evals(data, create_textual_difference_scorer(), progress=False)
-    assert len(result) == 5
+    with pytest.warns(UserWarning, match="1 item changed on loading"):
+        result = run_evals(data, create_textual_difference_scorer(), progress=False)
+    assert len(result) == 6
     scores = [item.scorer_results["textual-difference"] for item in result]
-    assert [s.failed for s in scores] == [False, True, True, True, False]
+    assert [s.failed for s in scores] == [False, True, True, True, False, False]
     assert "item 1: expected a mapping" in str(scores[1].error)
-    assert "item 3: field 'output' is int" in str(scores[2].error)
+    assert "item 3: field 'output' is bool" in str(scores[2].error)
     assert "item 4: field 'output' is missing" in str(scores[3].error)
     assert all(math.isnan(s.score) for s in scores[1:4])
+    # A number where text is expected is scored as its text, with a note saying so.
+    assert (result[5].output, scores[5].score) == ("12", 1.0)
+    assert result[5].notes == ("field 'output' held the number 12, read as the text '12'",)
     frame = result.to_frame()
-    assert len(frame) == 5
+    assert len(frame) == 6
     assert frame["error"].notna().sum() == 3
 
 
