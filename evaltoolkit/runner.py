@@ -110,6 +110,7 @@ async def _score_item(
                         ground_truth=item.ground_truth,
                         item_id=item.item_id,
                         run_id=run_id,
+                        fields=item.fields,
                     )
                     for scorer in scorers.values()
                 )

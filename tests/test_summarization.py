@@ -11,7 +11,12 @@ from fake_judge import FakeJudge
 from judge_script import prompt_text, requests_for, script_steps
 from loopback_server import LoopbackServer, invalid_json
 
-from evaltoolkit import ConfigurationError, create_summarization_scorer, extract_tool_results
+from evaltoolkit import (
+    ConfigurationError,
+    create_summarization_scorer,
+    extract_tool_results,
+    run_evals,
+)
 
 SOURCE = (
     "The Zephyr observatory opened in 2011 on Mount Arlo. It houses a 4-metre telescope. "
@@ -350,3 +355,32 @@ def test_bad_inputs_name_the_field(scorer_for: Callable[..., Any]) -> None:
     assert failed.error is not None
     assert "source_extractor raised KeyError" in failed.error.message
     assert math.isnan(failed.score)
+
+
+def test_an_items_source_field_is_judged_and_recorded(
+    fake_judge: FakeJudge, scorer_for: Callable[..., Any]
+) -> None:
+    script_steps(
+        fake_judge,
+        {
+            "source_judgement": {"claims": claims(True), "questions": QUESTIONS[:1]},
+            "coverage": {"verdicts": verdicts(True)},
+        },
+    )
+    items = [
+        {"id": "own", "input": "Summarise the report.", "output": SUMMARY, "source": SOURCE},
+        {"id": "option", "input": "Summarise the report.", "output": SUMMARY},
+    ]
+    scorer = scorer_for(reason="template", source="FALLBACK SOURCE text.")
+
+    result = run_evals(items, scorer, progress=False)
+
+    first, second = requests_for(fake_judge, "source_judgement")
+    assert SOURCE in prompt_text(first)
+    assert "Summarise the report." not in prompt_text(first)
+    assert "FALLBACK SOURCE text." in prompt_text(second)
+    recorded = [item.scorer_results["summarization"].details["source"] for item in result]
+    assert recorded == [SOURCE, "FALLBACK SOURCE text."]
+    bad = run_evals([{**items[0], "source": ["not", "text"]}], scorer, progress=False)
+    error = bad[0].scorer_results["summarization"].error
+    assert error is not None and "field 'source' is list" in error.message

@@ -107,11 +107,18 @@ class Scorer(abc.ABC):
         ground_truth: Any = None,
         item_id: Any = None,
         run_id: str | None = None,
+        fields: Mapping[str, Any] | None = None,
     ) -> ScoreResult:
         """Score one item (async twin of :meth:`run`)."""
         trace = StepTrace()
         started = time.perf_counter()
-        item = Sample(input=input, output=output, ground_truth=ground_truth, item_id=item_id)
+        item = Sample(
+            input=input,
+            output=output,
+            ground_truth=ground_truth,
+            item_id=item_id,
+            fields=dict(fields or {}),
+        )
         error: StepError | None = None
         scored: Score | None = None
         try:
@@ -158,6 +165,7 @@ class Scorer(abc.ABC):
         ground_truth: Any = None,
         item_id: Any = None,
         run_id: str | None = None,
+        fields: Mapping[str, Any] | None = None,
     ) -> ScoreResult:
         """Score one item.
 
@@ -169,6 +177,7 @@ class Scorer(abc.ABC):
             ground_truth: The expected answer, for scorers that compare with one.
             item_id: The item's id, named in error messages.
             run_id: An id for this scoring run (a random one by default).
+            fields: The item's other fields (a summarization scorer reads ``source``).
 
         Returns:
             The result; on failure its score is NaN and ``error`` says why.
@@ -180,6 +189,7 @@ class Scorer(abc.ABC):
                 ground_truth=ground_truth,
                 item_id=item_id,
                 run_id=run_id,
+                fields=fields,
             )
         )
 

@@ -51,6 +51,7 @@ class Sample:
         output: The output to score: a string or a message list.
         ground_truth: The expected answer, None when the item has none.
         item_id: The item's id, named in error messages.
+        fields: The item's other fields (``source``, labels, metadata), as given.
 
     Example:
         >>> Sample(input="Q?", output=[{"role": "assistant", "content": "A."}]).output_text
@@ -61,6 +62,7 @@ class Sample:
     output: Any
     ground_truth: Any = None
     item_id: Any = None
+    fields: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def input_text(self) -> str | None:

@@ -207,6 +207,15 @@ class SummarizationScorer(JudgedScorer):
                     item_id=item.item_id,
                 )
             text = extracted
+        elif item.fields.get("source") is not None:
+            given = item.fields["source"]
+            if not isinstance(given, str):
+                raise InputError(
+                    f"field 'source' is {type(given).__name__}, not a string",
+                    field="source",
+                    item_id=item.item_id,
+                )
+            text = given
         elif self.source is not None:
             text = self.source
         else:
@@ -281,10 +290,10 @@ def create_summarization_scorer(
         model: A litellm model string (``"openai/gpt-4o-mini"``, ``"ollama/llama3"``, or
             ``"openai/<name>"`` with ``api_base``), a :class:`~evaltoolkit.JudgeConfig`, or
             None / ``"offline"`` for the built-in judge (no key, no network).
-        source: The text to judge summaries against. By default, the first user message of
-            each item's input.
-        source_extractor: ``f(input, output) -> str`` returning the source; wins over
-            ``source`` (see :func:`~evaltoolkit.extract_tool_results` for documents that came
+        source: The text to judge summaries against. By default, each item's ``source``
+            field when it has one, else the first user message of its input.
+        source_extractor: ``f(input, output) -> str`` returning the source; wins over an
+            item's ``source`` field and over ``source`` (see :func:`~evaltoolkit.extract_tool_results` for documents that came
             from a tool).
         max_questions: At most this many coverage questions per source (>= 1).
         scale: Multiplier of the final score.
