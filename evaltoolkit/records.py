@@ -8,7 +8,6 @@ export to Parquet, CSV or JSON Lines as they are.
 
 from __future__ import annotations
 
-import html
 import json
 import math
 import uuid
@@ -496,15 +495,15 @@ class EvalResult:
         return f"EvalResult({len(self.items)} items; {scores})"
 
     def _repr_html_(self) -> str:
-        header = "<tr><th>scorer</th><th>mean</th><th>scored</th><th>failed</th></tr>"
-        body = "".join(
-            f"<tr><td>{html.escape(scorer)}</td><td>{_format_score(s.mean)}</td>"
-            f"<td>{s.scored}</td><td>{s.failed}</td></tr>"
-            for scorer, s in self.scores.items()
-        )
-        return (
-            f"<p>EvalResult: {len(self.items)} items</p>"
-            f"<table class='evaltoolkit-summary'>{header}{body}</table>"
+        from ._html import Markup, table
+
+        rows = [
+            (scorer, _format_score(s.mean), s.scored, s.failed) for scorer, s in self.scores.items()
+        ]
+        caption = Markup("<p>EvalResult: {} items</p>").format(len(self.items))
+        return str(
+            caption
+            + table(["scorer", "mean", "scored", "failed"], rows, css_class="evaltoolkit-summary")
         )
 
 
@@ -532,9 +531,6 @@ def _shorten(text: str, width: int) -> str:
 
 
 def _html_table(rows: Sequence[tuple[str, str]]) -> str:
-    cells = "".join(
-        f"<tr><th style='text-align:left'>{html.escape(key)}</th>"
-        f"<td style='text-align:left'>{html.escape(value)}</td></tr>"
-        for key, value in rows
-    )
-    return f"<table class='evaltoolkit-result'>{cells}</table>"
+    from ._html import key_value_table
+
+    return str(key_value_table(rows, css_class="evaltoolkit-result"))

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .._html import esc, format_score, note
 from ..errors import ConfigurationError
 from ..plots import AxisPoint, draw_axis_scatter
 from ..records import EvalResult
 from ._base import View, figure_png, ipywidgets
 from ._detail import summarization_detail
-from ._html import esc, format_score, note
 from ._rows import ResultRow, result_rows
 
 if TYPE_CHECKING:

@@ -7,13 +7,8 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ConfigurationError
-from ..records import EvalResult
-from ._base import View, ipywidgets
-from ._detail import claims_section, error_section, judge_calls_section, questions_section
-from ._html import (
+from .._html import (
     Markup,
-    esc,
     format_score,
     heading,
     join,
@@ -23,6 +18,10 @@ from ._html import (
     table,
     text_block,
 )
+from ..errors import ConfigurationError
+from ..records import EvalResult
+from ._base import View, ipywidgets
+from ._detail import claims_section, error_section, judge_calls_section, questions_section
 from ._rows import ResultRow, result_rows
 
 if TYPE_CHECKING:
@@ -282,7 +281,7 @@ class ResultBrowser(View):
         )
         return join(
             [
-                Markup(f"<div class='evaltoolkit-showing'>{esc(summary)}</div>"),
+                Markup("<div class='evaltoolkit-showing'>{}</div>").format(summary),
                 table(headers, body, css_class="evaltoolkit-results"),
             ]
         )
@@ -303,7 +302,7 @@ class ResultBrowser(View):
         parts: list[object] = [heading(f"{row.item_id} · {row.scorer}"), key_value_table(pairs)]
         parts.append(error_section(row))
         if row.reason:
-            parts.append(Markup(f"<p><b>Reason.</b> {esc(row.reason)}</p>"))
+            parts.append(Markup("<p><b>Reason.</b> {}</p>").format(row.reason))
         extras = list(row.extra.items())[:_EXTRA_SHOWN_MAX]
         if extras:
             parts.append(heading("Details and fields"))
@@ -320,7 +319,7 @@ class ResultBrowser(View):
         if row.preprocess and "alignment" in row.preprocess:
             parts.extend([claims_section(row), questions_section(row)])
         parts.append(judge_calls_section(row))
-        return Markup(f"<div class='evaltoolkit-detail'>{join(parts)}</div>")
+        return Markup("<div class='evaltoolkit-detail'>{}</div>").format(join(parts))
 
     def _on_control(self, change: dict[str, Any]) -> None:
         self.refresh()
