@@ -30,7 +30,16 @@ from .errors import (
 )
 from .judge import create_judge
 from .messages import ToolResult, extract_tool_results
-from .records import EvalResult, ItemResult, ModelCall, ScoreResult, ScoreSummary, StepError, Usage
+from .records import (
+    EvalResult,
+    ItemResult,
+    ModelCall,
+    ScoreResult,
+    ScoreSummary,
+    StepError,
+    Usage,
+    read_results,
+)
 from .runner import arun_evals, ascore_frame, run_evals, score_frame
 from .scorers import (
     Scorer,
@@ -69,6 +78,7 @@ __all__ = [
     "create_summarization_scorer",
     "create_textual_difference_scorer",
     "extract_tool_results",
+    "read_results",
     "run_evals",
     "score_frame",
 ]
