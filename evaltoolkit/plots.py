@@ -2,9 +2,11 @@
 
 Every function returns a :class:`matplotlib.figure.Figure` built without pyplot, so it works in
 scripts, in tests and on servers without a display; in Jupyter the returned figure shows
-itself. Each accepts an :class:`~evaltoolkit.EvalResult` or a DataFrame: the long rows of
-``result.to_frame()`` (one row per item and scorer) or, for the first two, the wide rows of
-``result.to_wide()``.
+itself. Each accepts an :class:`~evaltoolkit.EvalResult`, the path of saved results, or a
+DataFrame: the long rows of ``result.to_frame()`` (one row per item and scorer) or, for the
+first two, the wide rows of ``result.to_wide()``. Results and exports are read through
+:mod:`evaltoolkit.records` (``read_results``, ``EvalResult.from_frame``); any other DataFrame
+is read by its column names.
 
 Example:
     >>> import evaltoolkit as et
@@ -20,17 +22,23 @@ from __future__ import annotations
 
 import importlib
 import math
+import os
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .errors import ConfigurationError, MissingDependencyError
-from .records import EvalResult
+from .records import EvalResult, frame_layout, read_results
 from .scorers._summarization import deciding_axis
 
 if TYPE_CHECKING:
+    from typing import TypeAlias
+
     import pandas as pd
+
+    #: What the figures read: a result, the path of saved results, or a DataFrame of rows.
+    Results: TypeAlias = EvalResult | pd.DataFrame | str | os.PathLike[str]
 
 __all__ = [
     "AxisPoint",
@@ -65,13 +73,27 @@ def _figure(figsize: tuple[float, float]) -> Any:
     return figure_module.Figure(figsize=figsize, layout="constrained")
 
 
-def _as_frame(result_or_frame: EvalResult | pd.DataFrame) -> pd.DataFrame:
-    if isinstance(result_or_frame, EvalResult):
-        return result_or_frame.to_frame()
+def _as_result(value: Results) -> EvalResult | None:
+    """The EvalResult of a result, a saved file or an export's rows; None for other frames."""
+    if isinstance(value, EvalResult):
+        return value
+    if isinstance(value, str | os.PathLike):
+        return read_results(value)
+    if frame_layout(value) is not None:
+        return EvalResult.from_frame(value)
+    return None
+
+
+def _as_frame(result_or_frame: Results) -> pd.DataFrame:
+    result = _as_result(result_or_frame)
+    if result is not None:
+        return result.to_frame()
     if hasattr(result_or_frame, "columns") and hasattr(result_or_frame, "to_dict"):
-        return result_or_frame
+        frame: pd.DataFrame = result_or_frame  # type: ignore[assignment]
+        return frame
     raise ConfigurationError(
-        f"expected an EvalResult or a DataFrame of its rows, got {type(result_or_frame).__name__}"
+        "expected an EvalResult or a DataFrame of its rows (or the path of saved results), "
+        f"got {type(result_or_frame).__name__}"
     )
 
 
@@ -116,9 +138,7 @@ class AxisPoint:
         return math.isnan(self.alignment) or math.isnan(self.coverage)
 
 
-def axis_points(
-    result_or_frame: EvalResult | pd.DataFrame, *, scorer: str = "summarization"
-) -> list[AxisPoint]:
+def axis_points(result_or_frame: Results, *, scorer: str = "summarization") -> list[AxisPoint]:
     """Every item's alignment and coverage under one scorer, in data order.
 
     Args:
@@ -135,14 +155,14 @@ def axis_points(
         >>> axis_points(frame)[0].decided_by
         'alignment'
     """
+    result = _as_result(result_or_frame)
+    if result is not None:
+        return _result_axis_points(result, scorer)
     frame = _as_frame(result_or_frame)
     if "scorer" in frame.columns:
         present = [str(name) for name in dict.fromkeys(frame["scorer"].tolist())]
         if scorer not in present:
-            raise ConfigurationError(
-                f"no rows of scorer {scorer!r}; the rows hold {present}. Pass scorer= with one "
-                "of them."
-            )
+            raise _no_such_scorer(scorer, present)
         frame = frame[frame["scorer"] == scorer]
         alignment_column, coverage_column, decided_column = (
             "alignment_score",
@@ -157,32 +177,65 @@ def axis_points(
         )
     for column in (alignment_column, coverage_column):
         if column not in frame.columns:
-            raise ConfigurationError(
-                f"no column {column!r}: scorer {scorer!r} has no alignment and coverage scores "
-                "(only the summarization scorer does)"
-            )
+            raise _no_axes(scorer, column)
     item_ids = frame["item_id"].tolist() if "item_id" in frame.columns else list(range(len(frame)))
     alignments = [_number(value) for value in frame[alignment_column].tolist()]
     coverages = [_number(value) for value in frame[coverage_column].tolist()]
     decided = (
         frame[decided_column].tolist() if decided_column in frame.columns else [None] * len(frame)
     )
-    points = []
-    for item_id, alignment, coverage, decided_by in zip(
-        item_ids, alignments, coverages, decided, strict=True
-    ):
-        if math.isnan(alignment) or math.isnan(coverage):
-            axis = "failed"
-        elif isinstance(decided_by, str) and decided_by in AXIS_STYLES:
-            axis = decided_by
-        else:
-            axis = deciding_axis(alignment, coverage)
-        points.append(AxisPoint(item_id, alignment, coverage, axis))
-    return points
+    return [
+        _axis_point(item_id, alignment, coverage, decided_by)
+        for item_id, alignment, coverage, decided_by in zip(
+            item_ids, alignments, coverages, decided, strict=True
+        )
+    ]
+
+
+def _no_such_scorer(scorer: str, present: Sequence[str]) -> ConfigurationError:
+    return ConfigurationError(
+        f"no rows of scorer {scorer!r}; the rows hold {list(present)}. Pass scorer= with one "
+        "of them."
+    )
+
+
+def _no_axes(scorer: str, column: str) -> ConfigurationError:
+    return ConfigurationError(
+        f"no column {column!r}: scorer {scorer!r} has no alignment and coverage scores "
+        "(only the summarization scorer does)"
+    )
+
+
+def _axis_point(item_id: Any, alignment: float, coverage: float, decided_by: Any) -> AxisPoint:
+    if math.isnan(alignment) or math.isnan(coverage):
+        axis = "failed"
+    elif isinstance(decided_by, str) and decided_by in AXIS_STYLES:
+        axis = decided_by
+    else:
+        axis = deciding_axis(alignment, coverage)
+    return AxisPoint(item_id, alignment, coverage, axis)
+
+
+def _result_axis_points(result: EvalResult, scorer: str) -> list[AxisPoint]:
+    if scorer not in result.scorer_ids:
+        raise _no_such_scorer(scorer, result.scorer_ids)
+    scores = [(item.item_id, item.scorer_results.get(scorer)) for item in result]
+    if not any(score is not None and "alignment_score" in score.details for _, score in scores):
+        raise _no_axes(scorer, "alignment_score")
+    return [
+        _axis_point(
+            item_id,
+            _number(score.details.get("alignment_score")),
+            _number(score.details.get("coverage_score")),
+            score.details.get("decided_by"),
+        )
+        for item_id, score in scores
+        if score is not None
+    ]
 
 
 def axis_scatter(
-    result_or_frame: EvalResult | pd.DataFrame,
+    result_or_frame: Results,
     *,
     scorer: str = "summarization",
     threshold: float | None = None,
@@ -346,7 +399,7 @@ def _score_columns(frame: pd.DataFrame) -> dict[str, list[float]]:
 
 
 def score_histograms(
-    result_or_frame: EvalResult | pd.DataFrame,
+    result_or_frame: Results,
     *,
     bins: int = 10,
     figsize_per_panel: tuple[float, float] = (3.6, 3.0),
@@ -375,7 +428,17 @@ def score_histograms(
     """
     if isinstance(bins, bool) or not isinstance(bins, int) or bins < 1:
         raise ConfigurationError(f"bins must be an integer >= 1, got {bins!r}")
-    by_scorer = _score_columns(_as_frame(result_or_frame))
+    result = _as_result(result_or_frame)
+    by_scorer = (
+        {
+            name: [_number(score.score) for score in result.results(name)]
+            for name in result.scorer_ids
+        }
+        if result is not None
+        else _score_columns(_as_frame(result_or_frame))
+    )
+    if not by_scorer:
+        raise ConfigurationError("no scores to draw: the result holds no scorer")
     width, height = figsize_per_panel
     figure = _figure((width * len(by_scorer), height))
     panels = figure.subplots(1, len(by_scorer), squeeze=False)[0]

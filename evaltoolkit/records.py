@@ -998,6 +998,16 @@ def _score_result(
     if error_message is not None or error_step is not None:
         # The exception class is not in the rows; an empty kind says it is unknown.
         error = StepError(step=str(error_step or "?"), message=str(error_message or ""), kind="")
+    calls = _calls_of(cell)
+    if error is not None:  # the failed step's last reply is its call's raw reply
+        error = StepError(
+            step=error.step,
+            message=error.message,
+            kind=error.kind,
+            raw_reply=next(
+                (call.raw_reply for call in reversed(calls) if call.step == error.step), None
+            ),
+        )
     reason = cell("reason")
     return ScoreResult(
         scorer=scorer,
@@ -1006,7 +1016,7 @@ def _score_result(
         preprocess_step_result=_parsed_json(cell("preprocess_step_result")),
         analyze_step_result=_parsed_json(cell("analyze_step_result")),
         details=details,
-        calls=_calls_of(cell),
+        calls=calls,
         judge_model=None if cell("judge_model") is None else str(cell("judge_model")),
         latency_s=cell("latency_s") if cell("latency_s") is not None else 0.0,
         error=error,

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .._html import (
     Markup,
+    details_block,
     format_score,
     heading,
     join,
@@ -97,11 +99,17 @@ class ResultBrowser(View):
         ('volcano-alert-13', 'summarization')
     """
 
-    def __init__(self, result_or_frame: EvalResult | pd.DataFrame, *, max_rows: int = 50) -> None:
+    def __init__(
+        self,
+        result_or_frame: EvalResult | pd.DataFrame | str | os.PathLike[str],
+        *,
+        max_rows: int = 50,
+    ) -> None:
         """Build the view.
 
         Args:
-            result_or_frame: An EvalResult, or the DataFrame of its ``to_frame()``.
+            result_or_frame: An EvalResult, the DataFrame of its ``to_frame()`` (or
+                ``to_wide()``), or the path of saved results.
             max_rows: The most rows the table shows at once.
 
         Raises:
@@ -303,7 +311,9 @@ class ResultBrowser(View):
         parts.append(error_section(row))
         if row.reason:
             parts.append(Markup("<p><b>Reason.</b> {}</p>").format(row.reason))
-        extras = list(row.extra.items())[:_EXTRA_SHOWN_MAX]
+        # The judged source is shown as a text block below, not as a detail.
+        shown_extras = [(k, v) for k, v in row.extra.items() if row.source is None or k != "source"]
+        extras = shown_extras[:_EXTRA_SHOWN_MAX]
         if extras:
             parts.append(heading("Details and fields"))
             parts.append(
@@ -313,9 +323,15 @@ class ResultBrowser(View):
                 )
             )
         blocks = [text_block("Input", _text(row.input)), text_block("Output", _text(row.output))]
+        if row.source is not None:
+            # The scorer judged this text (chosen by source= or source_extractor=), not the
+            # input: show it as the source, and the input collapsed.
+            blocks[0] = text_block("Source (the text judged)", row.source)
         if row.ground_truth is not None:
             blocks.append(text_block("Ground truth", _text(row.ground_truth)))
         parts.append(side_by_side(*blocks))
+        if row.source is not None:
+            parts.append(details_block("Input", _text(row.input)))
         if row.preprocess and "alignment" in row.preprocess:
             parts.extend([claims_section(row), questions_section(row)])
         parts.append(judge_calls_section(row))
