@@ -30,6 +30,7 @@ from .errors import (
 )
 from .judge import create_judge
 from .messages import ToolResult, extract_tool_results
+from .meta import compare_judges
 from .records import (
     EvalResult,
     ItemResult,
@@ -72,6 +73,7 @@ __all__ = [
     "__version__",
     "arun_evals",
     "ascore_frame",
+    "compare_judges",
     "create_answer_similarity_scorer",
     "create_judge",
     "create_scorer",

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AxisPoint",
+    "agreement_vs_cost",
     "axis_points",
     "axis_scatter",
     "draw_axis_scatter",
@@ -625,3 +626,112 @@ def _draw_score_vs_label(
     ax.grid(True, alpha=0.25)
     if group and group_names and len(group_names) <= _LEGEND_GROUPS_MAX:
         ax.legend(fontsize=7, title=group, title_fontsize=7)
+
+
+def _numbers(frame: pd.DataFrame, column: str) -> list[float]:
+    """A column as floats (NaN where missing, or for every row when the column is absent)."""
+    if column not in frame.columns:
+        return [math.nan] * len(frame)
+    return [_number(value) for value in frame[column].tolist()]
+
+
+_X_LABELS = {
+    "cost": "cost of the run (USD)",
+    "tokens": "tokens spent (prompt + completion)",
+    "mean_latency_s": "mean latency per item (s)",
+}
+
+
+def agreement_vs_cost(
+    leaderboard: pd.DataFrame,
+    *,
+    x: str = "cost",
+    figsize: tuple[float, float] = (5.6, 4.2),
+) -> Any:
+    """Each judge's agreement with the human label against what it cost: the leaderboard's plot.
+
+    One point per judge (the leaderboard of :func:`~evaltoolkit.compare_judges`), with its
+    bootstrap interval as a vertical bar and its name beside it. A judge whose cost is unknown
+    (a model missing from litellm's price map) is drawn hollow at 0 and named so. The best
+    judge sits top left: the most agreement for the least cost.
+
+    Args:
+        leaderboard: The DataFrame :func:`~evaltoolkit.compare_judges` returned.
+        x: What to put on the horizontal axis: ``"cost"`` (USD), ``"tokens"`` or
+            ``"mean_latency_s"``.
+        figsize: Figure size in inches.
+
+    Returns:
+        A :class:`matplotlib.figure.Figure` with one axes: one error-bar container per judge.
+
+    Raises:
+        ConfigurationError: A frame without the leaderboard's columns, or an unknown ``x``.
+        MissingDependencyError: matplotlib is not installed.
+
+    Example:
+        >>> import pandas as pd
+        >>> board = pd.DataFrame({"judge": ["a", "b"], "agreement": [0.6, 0.4],
+        ...                       "ci_low": [0.5, 0.3], "ci_high": [0.7, 0.5],
+        ...                       "cost": [0.02, 0.0], "metric": "spearman"})
+        >>> agreement_vs_cost(board).axes[0].get_ylabel()
+        'agreement with the label (spearman)'
+    """
+    if x not in _X_LABELS:
+        raise ConfigurationError(f"x must be one of {', '.join(_X_LABELS)}, got {x!r}")
+    needed = ["judge", "agreement", x]
+    missing = [column for column in needed if column not in leaderboard.columns]
+    if missing:
+        raise ConfigurationError(
+            f"no column(s) {missing} in the frame: pass the leaderboard of compare_judges()"
+        )
+    attrs = getattr(leaderboard, "attrs", {}) or {}
+    metrics = leaderboard["metric"].tolist() if "metric" in leaderboard.columns else []
+    metric = str(attrs.get("metric") or (metrics[0] if metrics else "agreement"))
+    label = attrs.get("label")
+    figure = _figure(figsize)
+    ax = figure.subplots()
+    names = [str(name) for name in leaderboard["judge"].tolist()]
+    values, spends, lows, highs = (
+        _numbers(leaderboard, column) for column in ("agreement", x, "ci_low", "ci_high")
+    )
+    unknown = 0
+    for index, (name, value, spend, low, high) in enumerate(
+        zip(names, values, spends, lows, highs, strict=True)
+    ):
+        colour = f"C{index % 10}"
+        known = math.isfinite(spend)
+        unknown += not known
+        position = spend if known else 0.0
+        below = value - low if math.isfinite(low) and math.isfinite(value) else 0.0
+        above = high - value if math.isfinite(high) and math.isfinite(value) else 0.0
+        ax.errorbar(
+            [position],
+            [value],
+            yerr=[[max(below, 0.0)], [max(above, 0.0)]],
+            fmt="o",
+            color=colour,
+            mfc=colour if known else "white",
+            capsize=4,
+            markersize=8,
+            label=name if known else f"{name} ({x} unknown)",
+        )
+        ax.annotate(
+            name if known else f"{name} ({x} unknown)",
+            (position, value),
+            xytext=(7, 5),
+            textcoords="offset points",
+            fontsize=8,
+            color=colour,
+        )
+    title = f"agreement with {label}" if label else "agreement with the label"
+    title += f" vs {x.replace('_', ' ')} ({len(names)} judges)"
+    if unknown:
+        title += f"\n{unknown} judge{'s' if unknown != 1 else ''} of unknown {x}, drawn hollow at 0"
+    ax.set_title(title, fontsize=10)
+    ax.set_xlabel(_X_LABELS[x])
+    ax.set_ylabel(f"agreement with the label ({metric})")
+    ax.grid(True, alpha=0.25)
+    finite = [value for value in spends if math.isfinite(value)]
+    top = max([0.0, *finite])
+    ax.set_xlim(-0.05 * (top or 1.0), top * 1.25 + (0.05 if top == 0 else 0.0))
+    return figure
