@@ -254,10 +254,10 @@ def _print_leaderboard(board: Any, *, file: Any, items: int) -> None:
             f"{'unknown' if cost is None or cost != cost else f'${cost:.4f}':>9}  "
             f"{row['mean_latency_s']:.3f} s"
         )
-    pairwise = attrs.get("pairwise")
-    if pairwise is not None and len(pairwise):
+    pairwise = list(attrs.get("pairwise") or [])
+    if pairwise:
         print("pairwise agreement of the judges' scores (Spearman, Kendall):")
-        for pair in pairwise.to_dict(orient="records"):
+        for pair in pairwise:
             print(
                 f"  {pair['judge_a']} ~ {pair['judge_b']}: {pair['spearman']:.3f}, "
                 f"{pair['kendall']:.3f} (n={pair['n']})"

@@ -109,6 +109,8 @@ def test_the_leaderboard_ranks_the_judge_that_agrees_with_the_labels_first(
     )
     assert list(board["judge"]) == ["good", "noisy"]
     assert list(board["rank"]) == [1, 2]
+    # Its attrs hold plain values, so pandas operations that carry them along still work.
+    assert list(board.merge(board[["judge"]], on="judge")["judge"]) == ["good", "noisy"]
     assert board.attrs["group"] == "doc_id"  # summarization groups by doc_id by default
     assert set(board["metric"]) == {"spearman_per_group"}
     good_row, noisy_row = board.iloc[0], board.iloc[1]
@@ -149,7 +151,7 @@ def test_pairwise_agreement_matches_scipy(servers: tuple[LoopbackServer, Loopbac
         n_bootstrap=0,
         progress=False,
     )
-    pairs = board.attrs["pairwise"]
+    pairs = pd.DataFrame(board.attrs["pairwise"])
     assert [tuple(pair) for pair in pairs[["judge_a", "judge_b"]].to_numpy()] == [
         ("good", "noisy"),
         ("good", "offline"),

@@ -332,8 +332,10 @@ async def run_comparison(
     pairwise = _pairwise(
         evaluations, chosen, group, n_bootstrap=n_bootstrap, confidence=confidence, seed=seed
     )
+    # Plain values only: pandas deep-copies attrs on every operation and compares them when
+    # combining frames (a DataFrame there would break board.merge(...)).
     leaderboard.attrs = {
-        "pairwise": pairwise,
+        "pairwise": pairwise.to_dict(orient="records"),
         "task": kind,
         "label": label,
         "score": chosen,
@@ -391,9 +393,10 @@ def compare_judges(
         ``items`` (labelled rows), ``scored``, ``failed``, ``prompt_tokens``,
         ``completion_tokens``, ``tokens``, ``cost`` (USD; None when the model is not
         priced), ``mean_latency_s`` (per scored item). ``leaderboard.attrs["pairwise"]``
-        holds the agreement between each pair of judges' scores: one row per pair
-        (``judge_a``, ``judge_b``, ``n``, ``spearman`` and ``kendall`` with intervals,
-        ``pearson``, and with a group ``spearman_per_group`` and ``groups``). The other
+        holds the agreement between each pair of judges' scores, as records (read them
+        with ``pd.DataFrame(leaderboard.attrs["pairwise"])``): one per pair, with
+        ``judge_a``, ``judge_b``, ``n``, ``spearman`` and ``kendall`` with intervals,
+        ``pearson``, and with a group ``spearman_per_group`` and ``groups``. The other
         attrs name the ``task``, ``label``, ``score``, ``group`` and ranking ``metric``.
         :func:`evaltoolkit.plots.agreement_vs_cost` draws it.
 
@@ -419,7 +422,7 @@ def compare_judges(
             tasks, or a missing column.
 
     Example:
-        >>> import evaltoolkit as et
+        >>> import evaltoolkit as et, pandas as pd
         >>> board = et.compare_judges(
         ...     "data/demo_summaries.jsonl",
         ...     {"5 questions": et.create_summarization_scorer(max_questions=5),
@@ -428,7 +431,8 @@ def compare_judges(
         ...     n_bootstrap=0, progress=False)
         >>> sorted(board["judge"])
         ['10 questions', '5 questions']
-        >>> list(board.attrs["pairwise"][["judge_a", "judge_b"]].iloc[0])
+        >>> pairs = pd.DataFrame(board.attrs["pairwise"])
+        >>> list(pairs[["judge_a", "judge_b"]].iloc[0])
         ['5 questions', '10 questions']
     """
     return run_sync(

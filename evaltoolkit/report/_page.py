@@ -292,8 +292,8 @@ def _leaderboard(board: pd.DataFrame) -> Markup:
         Markup("<p>{}</p>").format(what),
         table(headers, rows, css_class="leaderboard"),
     ]
-    pairwise = attrs.get("pairwise")
-    if pairwise is not None and len(pairwise):
+    pairwise = list(attrs.get("pairwise") or [])
+    if pairwise:
         pair_rows = [
             [
                 pair["judge_a"],
@@ -303,7 +303,7 @@ def _leaderboard(board: pd.DataFrame) -> Markup:
                 _interval(pair, "kendall"),
                 _fmt(pair.get("spearman_per_group")),
             ]
-            for pair in pairwise.to_dict(orient="records")
+            for pair in pairwise
         ]
         parts.append(Markup("<h3>Agreement between the judges</h3>"))
         parts.append(
