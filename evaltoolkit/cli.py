@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ._sync import run_sync
 from .errors import EvalToolkitError
 from .records import EvalResult
 from .scorers import SCORER_NAMES, create_scorer
@@ -270,8 +269,7 @@ def _meta_eval_judges(args: argparse.Namespace) -> int:
     if len(models) <= 1 and not args.report:
         args.model = models[0] if models else None
         return _meta_eval(args)
-    from .meta import ANSWER_THRESHOLD, agreement
-    from .meta._compare import run_comparison
+    from .meta import ANSWER_THRESHOLD, agreement, judge_comparison
     from .report import write_report
 
     args.model = None
@@ -286,24 +284,22 @@ def _meta_eval_judges(args: argparse.Namespace) -> int:
     threshold = args.threshold
     if threshold is None and args.task == "answer-similarity":
         threshold = ANSWER_THRESHOLD
-    comparison = run_sync(
-        run_comparison(
-            args.file,
-            judges,
-            label=args.label,
-            group=args.group,
-            task=args.task,
-            threshold=threshold,
-            limit=args.limit,
-            n_bootstrap=args.bootstrap,
-            concurrency=args.concurrency,
-            progress=not args.no_progress,
-            source_col=args.source_col,
-            summary_col=args.summary_col,
-            question_col=args.question_col,
-            answer_col=args.answer_col,
-            reference_col=args.reference_col,
-        )
+    comparison = judge_comparison(
+        args.file,
+        judges,
+        label=args.label,
+        group=args.group,
+        task=args.task,
+        threshold=threshold,
+        limit=args.limit,
+        n_bootstrap=args.bootstrap,
+        concurrency=args.concurrency,
+        progress=not args.no_progress,
+        source_col=args.source_col,
+        summary_col=args.summary_col,
+        question_col=args.question_col,
+        answer_col=args.answer_col,
+        reference_col=args.reference_col,
     )
     board = comparison.leaderboard
     if len(judges) == 1:  # one judge and a report: today's output, then the report

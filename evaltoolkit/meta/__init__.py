@@ -13,18 +13,27 @@ import os
 from pathlib import Path
 
 from ._agreement import agreement
-from ._compare import acompare_judges, compare_judges
+from ._compare import (
+    JudgeComparison,
+    acompare_judges,
+    ajudge_comparison,
+    compare_judges,
+    judge_comparison,
+)
 from ._evaluate import ANSWER_THRESHOLD, MetaEvaluation, ameta_evaluate, meta_evaluate
 from ._loaders import load_qa_equivalence, load_sentence_pairs, load_summeval, load_table
 
 __all__ = [
     "ANSWER_THRESHOLD",
+    "JudgeComparison",
     "MetaEvaluation",
     "acompare_judges",
     "agreement",
+    "ajudge_comparison",
     "ameta_evaluate",
     "compare_judges",
     "find_benchmarks",
+    "judge_comparison",
     "load_qa_equivalence",
     "load_sentence_pairs",
     "load_summeval",

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from .._datasets import read_table
 from .._sync import run_sync
 from ..errors import ConfigurationError
+from ..records import EvalResult
 from ..scorers import (
     ANSWER_THRESHOLD,
     AnswerSimilarityScorer,
@@ -31,7 +32,13 @@ from ._evaluate import TASKS, MetaEvaluation, Task, ameta_evaluate
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["JudgeComparison", "acompare_judges", "compare_judges", "run_comparison"]
+__all__ = [
+    "JudgeComparison",
+    "acompare_judges",
+    "ajudge_comparison",
+    "compare_judges",
+    "judge_comparison",
+]
 
 #: Leaderboard columns always present, in order (the metric columns depend on the label).
 LEADING_COLUMNS = (
@@ -68,18 +75,25 @@ _SCORER_TASKS: tuple[tuple[type[Scorer], Task], ...] = (
 
 @dataclass(slots=True)
 class JudgeComparison:
-    """Everything :func:`run_comparison` produced.
+    """Everything :func:`judge_comparison` produced: the leaderboard and what is behind it.
 
     Attributes:
-        leaderboard: One row per judge, best agreement first (see :func:`compare_judges`).
-        pairwise: One row per pair of judges: how far their scores agree.
+        leaderboard: One row per judge, best agreement first: what :func:`compare_judges`
+            returns.
+        pairwise: One row per pair of judges: how far their scores agree (the records of
+            ``leaderboard.attrs["pairwise"]`` as a DataFrame).
         evaluations: Each judge's :class:`~evaltoolkit.meta.MetaEvaluation` (its scores per
-            labelled item and the run behind them), by judge name.
+            labelled item, its agreement table and the run behind them), by judge name.
     """
 
     leaderboard: pd.DataFrame
     pairwise: pd.DataFrame
     evaluations: dict[str, MetaEvaluation]
+
+    @property
+    def results(self) -> dict[str, EvalResult]:
+        """Each judge's scoring run, by judge name: for the views, the plots and the report."""
+        return {name: evaluation.result for name, evaluation in self.evaluations.items()}
 
 
 def _task_of(judges: Mapping[str, Scorer], task: Task | None) -> Task:
@@ -240,7 +254,7 @@ def _pairwise(
     return pd.DataFrame(rows, columns=columns)
 
 
-async def run_comparison(
+async def ajudge_comparison(
     data: str | os.PathLike[str] | pd.DataFrame,
     judges: Mapping[str, Scorer],
     *,
@@ -257,11 +271,7 @@ async def run_comparison(
     progress: bool = True,
     **columns: str | None,
 ) -> JudgeComparison:
-    """Score with every judge and build the leaderboard and the pairwise table (async).
-
-    Takes the arguments of :func:`compare_judges`; returns the leaderboard, the pairwise
-    agreement and each judge's :class:`~evaltoolkit.meta.MetaEvaluation`.
-    """
+    """The async twin of :func:`judge_comparison`."""
     import pandas as pd
 
     named = _check_judges(judges)
@@ -345,6 +355,64 @@ async def run_comparison(
     return JudgeComparison(leaderboard=leaderboard, pairwise=pairwise, evaluations=evaluations)
 
 
+def judge_comparison(
+    data: str | os.PathLike[str] | pd.DataFrame,
+    judges: Mapping[str, Scorer],
+    *,
+    label: str,
+    group: str | None = None,
+    task: Task | None = None,
+    score: str | None = None,
+    threshold: float | None = None,
+    limit: int | None = None,
+    n_bootstrap: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+    concurrency: int = 8,
+    progress: bool = True,
+    **columns: str | None,
+) -> JudgeComparison:
+    """:func:`compare_judges`, keeping what is behind the leaderboard: each judge's run.
+
+    Takes the arguments of :func:`compare_judges`. Use it to read the items on which the
+    judges differ, or to write a report of their runs beside the leaderboard, without
+    scoring the data again.
+
+    Returns:
+        A :class:`JudgeComparison`: ``leaderboard`` (what :func:`compare_judges` returns),
+        ``pairwise`` (a DataFrame), ``evaluations`` and ``results`` by judge name.
+
+    Example:
+        >>> import evaltoolkit as et
+        >>> comparison = judge_comparison(
+        ...     "data/demo_summaries.jsonl",
+        ...     {"5 questions": et.create_summarization_scorer(max_questions=5),
+        ...      "10 questions": et.create_summarization_scorer(max_questions=10)},
+        ...     label="human_score", source_col="input", summary_col="output",
+        ...     n_bootstrap=0, progress=False)
+        >>> len(comparison.results["5 questions"])
+        16
+    """
+    return run_sync(
+        ajudge_comparison(
+            data,
+            judges,
+            label=label,
+            group=group,
+            task=task,
+            score=score,
+            threshold=threshold,
+            limit=limit,
+            n_bootstrap=n_bootstrap,
+            confidence=confidence,
+            seed=seed,
+            concurrency=concurrency,
+            progress=progress,
+            **columns,
+        )
+    )
+
+
 def compare_judges(
     data: str | os.PathLike[str] | pd.DataFrame,
     judges: Mapping[str, Scorer],
@@ -398,7 +466,8 @@ def compare_judges(
         ``judge_a``, ``judge_b``, ``n``, ``spearman`` and ``kendall`` with intervals,
         ``pearson``, and with a group ``spearman_per_group`` and ``groups``. The other
         attrs name the ``task``, ``label``, ``score``, ``group`` and ranking ``metric``.
-        :func:`evaltoolkit.plots.agreement_vs_cost` draws it.
+        :func:`evaltoolkit.plots.agreement_vs_cost` draws it. :func:`judge_comparison`
+        keeps each judge's run as well.
 
     Args:
         data: A .jsonl/.csv/.parquet path or a DataFrame with the label column.
@@ -473,7 +542,7 @@ async def acompare_judges(
     **columns: str | None,
 ) -> pd.DataFrame:
     """The leaderboard of :func:`compare_judges` (its async twin)."""
-    comparison = await run_comparison(
+    comparison = await ajudge_comparison(
         data,
         judges,
         label=label,
