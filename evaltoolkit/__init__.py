@@ -6,8 +6,13 @@ Three scorers, each a factory returning a scorer with ``run``/``arun``:
 - :func:`create_answer_similarity_scorer`: an answer against its ground truth, judged by a model;
 - :func:`create_textual_difference_scorer`: sequence matching, no model.
 
+:func:`create_judged_scorer` builds your own judged scorer from :class:`Step` objects.
 :func:`run_evals` scores a data set and returns an :class:`EvalResult` that exports
 DataFrames. Without a model, the built-in offline judge answers (no API key, no network).
+
+The package is layered; each layer imports only those before it: records -> judge (model
+calls only; it knows no scorer) -> scorers (steps, offline answers, formulas) -> runner ->
+meta (agreement with human labels) -> views (plots, widgets) -> cli.
 
 Example:
     >>> import evaltoolkit as et
@@ -28,7 +33,7 @@ from .errors import (
     JudgeReplyError,
     MissingDependencyError,
 )
-from .judge import create_judge
+from .judge import JudgeConfig, create_judge
 from .messages import ToolResult, extract_tool_results
 from .meta import compare_judges
 from .records import (
@@ -43,8 +48,13 @@ from .records import (
 )
 from .runner import arun_evals, ascore_frame, run_evals, score_frame
 from .scorers import (
+    Sample,
+    Score,
     Scorer,
+    Step,
+    StepContext,
     create_answer_similarity_scorer,
+    create_judged_scorer,
     create_scorer,
     create_summarization_scorer,
     create_textual_difference_scorer,
@@ -60,13 +70,18 @@ __all__ = [
     "InputError",
     "ItemResult",
     "JudgeCallError",
+    "JudgeConfig",
     "JudgeError",
     "JudgeReplyError",
     "MissingDependencyError",
     "ModelCall",
+    "Sample",
+    "Score",
     "ScoreResult",
     "ScoreSummary",
     "Scorer",
+    "Step",
+    "StepContext",
     "StepError",
     "ToolResult",
     "Usage",
@@ -76,6 +91,7 @@ __all__ = [
     "compare_judges",
     "create_answer_similarity_scorer",
     "create_judge",
+    "create_judged_scorer",
     "create_scorer",
     "create_summarization_scorer",
     "create_textual_difference_scorer",

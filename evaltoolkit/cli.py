@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import EvalToolkitError
+from .judge import STRUCTURED_OUTPUT_MODES
 from .records import EvalResult
 from .scorers import SCORER_NAMES, create_scorer
 
@@ -29,6 +30,10 @@ _EXPORTS = (".parquet", ".csv", ".jsonl")
 
 def _judge_options(args: argparse.Namespace) -> dict[str, Any]:
     options: dict[str, Any] = {"model": args.model, "api_base": args.api_base}
+    if args.timeout is not None:
+        options["timeout"] = args.timeout
+    if args.structured_output is not None:
+        options["structured_output"] = args.structured_output
     if args.no_cache:
         options["cache"] = False
     elif args.cache_dir:
@@ -45,6 +50,15 @@ def _add_judge_arguments(parser: argparse.ArgumentParser) -> None:
         "API keys are read from the provider's environment variable",
     )
     judge.add_argument("--api-base", default=None, help="base URL of an OpenAI-compatible server")
+    judge.add_argument(
+        "--timeout", type=float, default=None, help="seconds per model request (default 60)"
+    )
+    judge.add_argument(
+        "--structured-output",
+        choices=STRUCTURED_OUTPUT_MODES,
+        default=None,
+        help="how to ask the model for JSON (default auto: negotiated with the server)",
+    )
     judge.add_argument("--cache-dir", default=None, help="judge cache directory")
     judge.add_argument("--no-cache", action="store_true", help="do not use the judge cache")
     judge.add_argument("--concurrency", type=int, default=8, help="items and calls in flight")
@@ -277,8 +291,12 @@ def _meta_eval_judges(args: argparse.Namespace) -> int:
     del options["model"]
     models = models or ["offline"]
     extra = {"reason": "template"} if args.task == "summarization" else {}
+    # The offline judge among model judges takes the options every judge shares only.
+    shared = {key: value for key, value in options.items() if key in ("cache", "concurrency")}
     judges = {
-        name: create_scorer(args.task, model=model, **extra, **options)
+        name: create_scorer(
+            args.task, model=model, **extra, **(shared if model == "offline" else options)
+        )
         for name, model in zip(_judge_names(models), models, strict=True)
     }
     threshold = args.threshold

@@ -18,6 +18,11 @@ on the item, whose score is then NaN.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .records import Usage
+
 __all__ = [
     "ConfigurationError",
     "DataLoadError",
@@ -65,6 +70,8 @@ class JudgeError(EvalToolkitError):
         step: The judge step that failed (``"source_judgement"``, ``"coverage"``, ...).
         raw_reply: The last raw text the model returned, if any.
         attempts: How many requests were made before giving up.
+        usage: Tokens the failed attempts used, where the provider reported them.
+        cost: Cost of the failed attempts, None when unknown.
     """
 
     def __init__(
@@ -74,11 +81,15 @@ class JudgeError(EvalToolkitError):
         step: str,
         raw_reply: str | None = None,
         attempts: int = 0,
+        usage: Usage | None = None,
+        cost: float | None = None,
     ) -> None:
         super().__init__(message)
         self.step = step
         self.raw_reply = raw_reply
         self.attempts = attempts
+        self.usage = usage
+        self.cost = cost
 
 
 class JudgeCallError(JudgeError):

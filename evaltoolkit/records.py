@@ -47,6 +47,7 @@ _ITEM_COLUMNS = ("input", "output", "ground_truth")
 _BOOKKEEPING_COLUMNS = (
     "judge_model",
     "model_calls",
+    "attempts",
     "cached_calls",
     "prompt_tokens",
     "completion_tokens",
@@ -58,10 +59,15 @@ _BOOKKEEPING_COLUMNS = (
     "prompts",
     "raw_replies",
 )
+# Columns of to_frame() that exports written by earlier versions lack.
+_OPTIONAL_COLUMNS = frozenset({"attempts"})
+# Every column of to_frame() that is not a detail or an item field, in order.
+_FIXED_COLUMNS = _LEADING_COLUMNS + _ITEM_COLUMNS + _BOOKKEEPING_COLUMNS
 #: Every column a long export (``to_frame()``) has, whatever the scorers.
-EXPORT_COLUMNS = _LEADING_COLUMNS + _ITEM_COLUMNS + _BOOKKEEPING_COLUMNS
+EXPORT_COLUMNS = tuple(column for column in _FIXED_COLUMNS if column not in _OPTIONAL_COLUMNS)
 # Keys of ScoreResult.to_record() every scorer has (a wide export prefixes them with the id).
 _RECORD_KEYS = ("score", "reason", "error", "error_step", *_BOOKKEEPING_COLUMNS)
+_REQUIRED_RECORD_KEYS = tuple(key for key in _RECORD_KEYS if key not in _OPTIONAL_COLUMNS)
 # Columns that hold text whatever it looks like (read as text from CSV).
 _TEXT_KEYS = frozenset(
     {
@@ -259,8 +265,9 @@ class ScoreResult:
     def usage(self) -> Usage | None:
         """Tokens spent by this scoring: summed over the calls not answered by the cache.
 
-        None when no such call reported usage. A cached call keeps the usage it had when it
-        was made, on its :class:`ModelCall`.
+        Every request counts, retries, repairs and failed steps included. None when no such
+        call reported usage. A cached call keeps the usage it had when it was made, on its
+        :class:`ModelCall`.
         """
         return sum_usage([call.usage for call in self.calls if not call.cached])
 
@@ -293,6 +300,7 @@ class ScoreResult:
             {
                 "judge_model": self.judge_model,
                 "model_calls": len(self.calls),
+                "attempts": sum(call.attempts for call in self.calls),
                 "cached_calls": sum(call.cached for call in self.calls),
                 "prompt_tokens": usage.prompt_tokens if usage else None,
                 "completion_tokens": usage.completion_tokens if usage else None,
@@ -748,7 +756,9 @@ def _wide_scorers(columns: Sequence[str]) -> list[str]:
     present = set(columns)
     scorers = [column[: -len(".score")] for column in columns if column.endswith(".score")]
     return [
-        scorer for scorer in scorers if all(f"{scorer}.{key}" in present for key in _RECORD_KEYS)
+        scorer
+        for scorer in scorers
+        if all(f"{scorer}.{key}" in present for key in _REQUIRED_RECORD_KEYS)
     ]
 
 
@@ -824,7 +834,7 @@ def _is_item_field(
     value on a failed row is a field (failures carry no details), and so is a name that
     to_frame() prefixed with ``item_`` because a column of the export already had it.
     """
-    if column.startswith("item_") and column[len("item_") :] in EXPORT_COLUMNS:
+    if column.startswith("item_") and column[len("item_") :] in _FIXED_COLUMNS:
         return True
     if all(len(group) < 2 for group in groups):
         failed = [
@@ -853,7 +863,7 @@ def _field_name(column: str, details: Sequence[str]) -> str:
     """Undo to_frame()'s ``item_`` prefix on a field whose name a row already used."""
     if column.startswith("item_"):
         name = column[len("item_") :]
-        if name in EXPORT_COLUMNS or name in details:
+        if name in _FIXED_COLUMNS or name in details:
             return name
     return column
 
@@ -865,9 +875,10 @@ def _ordered_zone(columns: list[str], start: str, end: str) -> list[str] | None:
 
 
 def _from_long(columns: list[str], cells: dict[str, list[Any]], rows: int) -> EvalResult:
-    fixed = set(EXPORT_COLUMNS)
+    fixed = set(_FIXED_COLUMNS)
     position = {column: index for index, column in enumerate(columns)}
-    if [column for column in columns if column in fixed] == list(EXPORT_COLUMNS):
+    expected = [column for column in _FIXED_COLUMNS if column in position]
+    if [column for column in columns if column in fixed] == expected:
         zone_details = columns[position["error_step"] + 1 : position["input"]]
         zone_fields = [
             column
@@ -1008,6 +1019,8 @@ def _score_result(
     """One scorer's result from its record cells (a row's, or a wide row's by key)."""
 
     def cell(key: str) -> Any:
+        if key not in cells:  # a column that earlier versions did not write
+            return None
         value = cells[key] if row is None else cells[key][row]
         return None if _is_missing(value) else value
 
@@ -1059,6 +1072,9 @@ def _calls_of(cell: Any) -> tuple[ModelCall, ...]:
     steps = list(dict.fromkeys([*prompts, *replies])) or ["call"]
     steps += [steps[-1]] * (count - len(steps))
     cached = int(cell("cached_calls") or 0)
+    # Every call made at least one request; the first one carries the retries and repairs.
+    attempts = cell("attempts")
+    extra_attempts = max(int(attempts) - count, 0) if attempts is not None else 0
     prompt_tokens, completion_tokens = cell("prompt_tokens"), cell("completion_tokens")
     usage = (
         None
@@ -1084,6 +1100,7 @@ def _calls_of(cell: Any) -> tuple[ModelCall, ...]:
                 usage=usage if first_fresh else None,
                 cost=(None if cost is None else float(cost)) if first_fresh else 0.0,
                 cached=is_cached,
+                attempts=1 + (extra_attempts if position == 0 else 0),
             )
         )
     return tuple(calls)

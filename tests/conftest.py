@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fake_judge import FakeJudge
 from loopback_server import LoopbackServer
 
 from evaltoolkit.judge._litellm import LiteLLMJudge
@@ -44,6 +45,12 @@ def module_loopback_server() -> Iterator[LoopbackServer]:
     """One loopback server for a whole module; reset its script and counters between tests."""
     with LoopbackServer() as server:
         yield server
+
+
+@pytest.fixture
+def fake_judge() -> FakeJudge:
+    """An in-process judge answering from a script (see tests/fake_judge.py)."""
+    return FakeJudge()
 
 
 @pytest.fixture

@@ -5,18 +5,21 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from fake_judge import FakeJudge
 from loopback_server import Action, LoopbackServer, reply
 
 StepReply = Mapping[str, Any] | Callable[[dict[str, Any]], Action]
 
 
 def step_of(body: Mapping[str, Any]) -> str:
-    """The judge step a request is for: the name of its response_format schema."""
+    """The judge step a request is for: its ``step`` (fake judge) or its schema's name."""
+    if "step" in body:
+        return str(body["step"])
     response_format = body.get("response_format") or {}
     return str(response_format.get("json_schema", {}).get("name", ""))
 
 
-def script_steps(server: LoopbackServer, replies: Mapping[str, StepReply]) -> None:
+def script_steps(server: LoopbackServer | FakeJudge, replies: Mapping[str, StepReply]) -> None:
     """Answer each request with the reply scripted for its step."""
 
     def respond(body: dict[str, Any]) -> Action:
@@ -29,7 +32,7 @@ def script_steps(server: LoopbackServer, replies: Mapping[str, StepReply]) -> No
     server.set_responder(respond)
 
 
-def requests_for(server: LoopbackServer, step: str) -> list[dict[str, Any]]:
+def requests_for(server: LoopbackServer | FakeJudge, step: str) -> list[dict[str, Any]]:
     """The request bodies the server received for ``step``."""
     return [body for body in server.requests if step_of(body) == step]
 

@@ -56,6 +56,8 @@ class Action:
         headers: Extra response headers (``Retry-After``, ...).
         delay_s: Latency before answering; None uses the server's default latency.
         usage: The ``usage`` object to return; None derives token counts from word counts.
+        echo_header: For ``status``: a request header whose value replaces ``{header}`` in the
+            error message (a provider quoting the credential it was sent).
     """
 
     kind: ActionKind
@@ -65,6 +67,7 @@ class Action:
     headers: Mapping[str, str] = field(default_factory=dict)
     delay_s: float | None = None
     usage: Mapping[str, int] | None = None
+    echo_header: str | None = None
 
 
 def reply(
@@ -104,9 +107,15 @@ def server_error(status: int = 500) -> Action:
     return Action("status", status=status)
 
 
-def status_error(status: int, message: str = "request rejected") -> Action:
-    """Any HTTP error status, with ``message`` in the OpenAI-style error body."""
-    return Action("status", status=status, content=message)
+def status_error(
+    status: int, message: str = "request rejected", *, echo_header: str | None = None
+) -> Action:
+    """Any HTTP error status, with ``message`` in the OpenAI-style error body.
+
+    With ``echo_header``, ``{header}`` in the message is replaced by that request header's
+    value, as a provider that quotes the credential it was sent does.
+    """
+    return Action("status", status=status, content=message, echo_header=echo_header)
 
 
 def drop_connection() -> Action:
@@ -167,6 +176,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if action.kind == "status":
             message = action.content or f"loopback fault {action.status}"
+            if action.echo_header is not None:
+                message = message.replace("{header}", self.headers.get(action.echo_header, ""))
             error = {"message": message, "type": "loopback_fault", "code": action.status}
             self._send_json(action.status, {"error": error}, action.headers)
             return

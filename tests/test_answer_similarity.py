@@ -1,4 +1,4 @@
-"""The answer-similarity scorer over scripted judge replies through the loopback server."""
+"""The answer-similarity scorer over scripted judge replies, answered in process."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from fake_judge import FakeJudge
 from judge_script import prompt_text, requests_for, script_steps
-from loopback_server import LoopbackServer
 
 from evaltoolkit import ConfigurationError, create_answer_similarity_scorer
 
@@ -39,22 +39,15 @@ def analysis(
 
 
 @pytest.fixture
-def scorer_for(loopback_server: LoopbackServer) -> Callable[..., Any]:
+def scorer_for(fake_judge: FakeJudge) -> Callable[..., Any]:
     def build(**options: Any) -> Any:
-        return create_answer_similarity_scorer(
-            "openai/loopback",
-            api_base=loopback_server.url,
-            api_key="sk-test",
-            cache=False,
-            backoff_base=0.01,
-            **options,
-        )
+        return create_answer_similarity_scorer(fake_judge, **options)
 
     return build
 
 
 def run_scripted(
-    server: LoopbackServer,
+    server: FakeJudge,
     scorer: Any,
     units: list[str],
     analyzed: dict[str, Any],
@@ -75,10 +68,8 @@ def run_scripted(
     return scorer.run(**fields)
 
 
-def test_exact_match_scores_one(
-    loopback_server: LoopbackServer, scorer_for: Callable[..., Any]
-) -> None:
-    result = run_scripted(loopback_server, scorer_for(), ["red"], analysis([match("red", "exact")]))
+def test_exact_match_scores_one(fake_judge: FakeJudge, scorer_for: Callable[..., Any]) -> None:
+    result = run_scripted(fake_judge, scorer_for(), ["red"], analysis([match("red", "exact")]))
     assert result.error is None
     assert result.score == 1.0
     assert result.reason == "Scripted reason."
@@ -86,7 +77,7 @@ def test_exact_match_scores_one(
 
 
 def test_every_match_type_in_the_formula(
-    loopback_server: LoopbackServer, scorer_for: Callable[..., Any]
+    fake_judge: FakeJudge, scorer_for: Callable[..., Any]
 ) -> None:
     units = ["red", "blue", "yellow", "the primary colors"]
     matches = [
@@ -95,7 +86,7 @@ def test_every_match_type_in_the_formula(
         match("yellow", "partial"),
         match("the primary colors", "missing"),
     ]
-    result = run_scripted(loopback_server, scorer_for(), units, analysis(matches, extra=["green"]))
+    result = run_scripted(fake_judge, scorer_for(), units, analysis(matches, extra=["green"]))
     expected = (1.2 + 0.8 + 0.4 - 0.15) / (4 * 1.2) - 0.05
     assert result.score == pytest.approx(expected)
     assert result.details["base_similarity"] == pytest.approx((1.2 + 0.8 + 0.4 - 0.15) / 4.8)
@@ -104,7 +95,7 @@ def test_every_match_type_in_the_formula(
 
 
 def test_custom_weights_and_reference_options(
-    loopback_server: LoopbackServer, scorer_for: Callable[..., Any]
+    fake_judge: FakeJudge, scorer_for: Callable[..., Any]
 ) -> None:
     scorer = scorer_for(
         options={
@@ -115,15 +106,15 @@ def test_custom_weights_and_reference_options(
         }
     )
     matches = [match("red", "semantic"), match("blue", "partial"), match("yellow", "missing")]
-    result = run_scripted(loopback_server, scorer, ["red", "blue", "yellow"], analysis(matches))
+    result = run_scripted(fake_judge, scorer, ["red", "blue", "yellow"], analysis(matches))
     assert result.score == pytest.approx(10 * (0.5 + 0.25 - 0.5) / 3)
 
 
 def test_a_contradiction_sends_the_score_to_zero(
-    loopback_server: LoopbackServer, scorer_for: Callable[..., Any]
+    fake_judge: FakeJudge, scorer_for: Callable[..., Any]
 ) -> None:
     result = run_scripted(
-        loopback_server,
+        fake_judge,
         scorer_for(),
         ["red"],
         analysis([match("red", "exact")], contradictions=[contradiction("purple")]),
@@ -131,7 +122,7 @@ def test_a_contradiction_sends_the_score_to_zero(
     assert result.score == 0.0
     assert result.details["contradictions"] == 1
     softer = run_scripted(
-        loopback_server,
+        fake_judge,
         scorer_for(contradiction_penalty=0.3),
         ["red"],
         analysis([match("red", "exact")], contradictions=[contradiction("purple")]),
@@ -140,14 +131,14 @@ def test_a_contradiction_sends_the_score_to_zero(
 
 
 def test_extra_information_penalty_is_capped(
-    loopback_server: LoopbackServer, scorer_for: Callable[..., Any]
+    fake_judge: FakeJudge, scorer_for: Callable[..., Any]
 ) -> None:
     two = run_scripted(
-        loopback_server, scorer_for(), ["red"], analysis([match("red", "exact")], extra=["a", "b"])
+        fake_judge, scorer_for(), ["red"], analysis([match("red", "exact")], extra=["a", "b"])
     )
     assert two.score == pytest.approx(0.9)
     many = run_scripted(
-        loopback_server,
+        fake_judge,
         scorer_for(),
         ["red"],
         analysis([match("red", "exact")], extra=list("abcdefgh")),
@@ -155,11 +146,9 @@ def test_extra_information_penalty_is_capped(
     assert many.score == pytest.approx(0.8)
 
 
-def test_all_missing_clamps_at_zero(
-    loopback_server: LoopbackServer, scorer_for: Callable[..., Any]
-) -> None:
+def test_all_missing_clamps_at_zero(fake_judge: FakeJudge, scorer_for: Callable[..., Any]) -> None:
     result = run_scripted(
-        loopback_server,
+        fake_judge,
         scorer_for(),
         ["red", "blue"],
         analysis([match("red", "missing"), match("blue", "missing")]),
@@ -168,7 +157,7 @@ def test_all_missing_clamps_at_zero(
 
 
 def test_units_without_a_match_are_missing_and_extra_matches_dropped(
-    loopback_server: LoopbackServer, scorer_for: Callable[..., Any]
+    fake_judge: FakeJudge, scorer_for: Callable[..., Any]
 ) -> None:
     matches = [
         match("Blue!", "exact"),  # reworded and out of order: matched by text
@@ -176,9 +165,7 @@ def test_units_without_a_match_are_missing_and_extra_matches_dropped(
         match("an invented unit", "exact"),
         match("another invented unit", "exact"),
     ]
-    result = run_scripted(
-        loopback_server, scorer_for(), ["red", "blue", "yellow"], analysis(matches)
-    )
+    result = run_scripted(fake_judge, scorer_for(), ["red", "blue", "yellow"], analysis(matches))
     aligned = result.analyze_step_result["matches"]
     assert [m["ground_truth_unit"] for m in aligned] == ["red", "blue", "yellow"]
     assert [m["match_type"] for m in aligned] == ["exact", "exact", "missing"]
@@ -186,9 +173,9 @@ def test_units_without_a_match_are_missing_and_extra_matches_dropped(
 
 
 def test_result_carries_the_three_prompts(
-    loopback_server: LoopbackServer, scorer_for: Callable[..., Any]
+    fake_judge: FakeJudge, scorer_for: Callable[..., Any]
 ) -> None:
-    result = run_scripted(loopback_server, scorer_for(), ["red"], analysis([match("red", "exact")]))
+    result = run_scripted(fake_judge, scorer_for(), ["red"], analysis([match("red", "exact")]))
     assert result.preprocess_prompt is not None
     assert TRUTH in result.preprocess_prompt
     assert ANSWER in result.preprocess_prompt
@@ -200,13 +187,11 @@ def test_result_carries_the_three_prompts(
         "output_units": ["red", "blue", "yellow-ish", "green"],
         "ground_truth_units": ["red"],
     }
-    extract_request = requests_for(loopback_server, "extract")[0]
+    extract_request = requests_for(fake_judge, "extract")[0]
     assert QUESTION in prompt_text(extract_request)
 
 
-def test_missing_ground_truth(
-    loopback_server: LoopbackServer, scorer_for: Callable[..., Any]
-) -> None:
+def test_missing_ground_truth(fake_judge: FakeJudge, scorer_for: Callable[..., Any]) -> None:
     failed = scorer_for().run(input=QUESTION, output=ANSWER, item_id="qa-9")
     assert math.isnan(failed.score)
     assert failed.error is not None
@@ -216,7 +201,7 @@ def test_missing_ground_truth(
     assert lenient.score == 0.0
     assert lenient.error is None
     assert "no ground truth" in (lenient.reason or "")
-    assert loopback_server.requests_total == 0
+    assert fake_judge.requests_total == 0
 
 
 @pytest.mark.parametrize(
@@ -234,12 +219,12 @@ def test_bad_weights_are_rejected(option: str, value: Any) -> None:
         create_answer_similarity_scorer(**{option: value})
 
 
-def test_prompt_overrides(loopback_server: LoopbackServer, scorer_for: Callable[..., Any]) -> None:
+def test_prompt_overrides(fake_judge: FakeJudge, scorer_for: Callable[..., Any]) -> None:
     with pytest.raises(ConfigurationError, match="unknown prompt"):
         create_answer_similarity_scorer(prompts={"extraction": "{{output}}"})
     with pytest.raises(ConfigurationError, match="missing the placeholder"):
         create_answer_similarity_scorer(prompts={"extract": "{{output}} only"})
     custom = "UNITS PLEASE {{question}} / {{output}} / {{ground_truth}}"
     scorer = scorer_for(prompts={"extract": custom})
-    run_scripted(loopback_server, scorer, ["red"], analysis([match("red", "exact")]))
-    assert "UNITS PLEASE" in prompt_text(requests_for(loopback_server, "extract")[0])
+    run_scripted(fake_judge, scorer, ["red"], analysis([match("red", "exact")]))
+    assert "UNITS PLEASE" in prompt_text(requests_for(fake_judge, "extract")[0])

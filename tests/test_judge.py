@@ -35,7 +35,8 @@ from evaltoolkit._sync import run_sync
 from evaltoolkit.errors import ConfigurationError, JudgeCallError, JudgeError, JudgeReplyError
 from evaltoolkit.judge._cache import JudgeCache
 from evaltoolkit.judge._limits import shared_call_limit
-from evaltoolkit.judge._litellm import LITELLM_LOGGER_NAMES, LiteLLMJudge
+from evaltoolkit.judge._litellm import LiteLLMJudge
+from evaltoolkit.judge._litellm_runtime import LITELLM_LOGGER_NAMES
 from evaltoolkit.judge._types import JudgeRequest, render_messages
 from evaltoolkit.records import Usage
 
@@ -73,7 +74,6 @@ def claims_request(
     schema: dict[str, Any] | None = None,
 ) -> JudgeRequest:
     return JudgeRequest(
-        task="summarization",
         step=step,
         stage="preprocess",
         messages=(
@@ -202,9 +202,8 @@ async def test_plain_json_instructions_when_structured_output_is_off(
     loopback_server: LoopbackServer, make_judge: JudgeFactory
 ) -> None:
     loopback_server.set_responder(answer_valid)
-    judge = make_judge(structured_output=False)
+    judge = make_judge(structured_output="off")
     no_system = JudgeRequest(
-        task="summarization",
         step="coverage",
         stage="analyze",
         messages=({"role": "user", "content": "Answer the questions."},),
@@ -238,12 +237,9 @@ async def test_rejected_response_format_falls_back_to_instructions(
     await judge.complete(claims_request("another summary"))
 
     assert answer.value == VALID_REPLY
-    assert answer.call.attempts == 2
-    assert [("response_format" in body) for body in loopback_server.requests] == [
-        True,
-        False,
-        False,
-    ]
+    assert answer.call.attempts == 3
+    forms = [body.get("response_format", {}).get("type") for body in loopback_server.requests]
+    assert forms == ["json_schema", "json_object", None, None]
 
 
 # -- faults and retries ----------------------------------------------------------------------
@@ -270,13 +266,16 @@ async def test_retry_after_of_a_rate_limit_is_honoured(
 async def test_transient_faults_are_retried_then_succeed(
     loopback_server: LoopbackServer, make_judge: JudgeFactory, fault: Any
 ) -> None:
-    loopback_server.enqueue(fault, fault, reply(VALID_REPLY))
+    # A timed-out request is retried once only: a model that runs past the timeout is likely
+    # to do it again, and a single-slot server would queue the repeats behind it.
+    faults = 1 if fault.kind == "hang" else 2
+    loopback_server.enqueue(*[fault] * faults, reply(VALID_REPLY))
 
     answer = await make_judge(timeout=0.3).complete(claims_request())
 
     assert answer.value == VALID_REPLY
-    assert answer.call.attempts == 3
-    assert loopback_server.requests_total == 3
+    assert answer.call.attempts == faults + 1
+    assert loopback_server.requests_total == faults + 1
 
 
 @pytest.mark.parametrize(
@@ -292,12 +291,13 @@ async def test_persistent_faults_raise_call_error_with_step_and_attempts(
     with pytest.raises(JudgeCallError) as raised:
         await make_judge(max_retries=2, timeout=0.3).complete(claims_request())
 
+    requests = 2 if fault.kind == "hang" else 3  # a timeout is retried once only
     error = raised.value
     assert error.step == "source_judgement"
-    assert error.attempts == 3
+    assert error.attempts == requests
     assert error.__cause__ is not None
-    assert "failed 3 times" in str(error)
-    assert loopback_server.requests_total == 3
+    assert f"failed {requests} times" in str(error)
+    assert loopback_server.requests_total == requests
 
 
 @pytest.mark.parametrize(
@@ -452,7 +452,7 @@ async def test_the_api_key_and_secret_options_are_not_part_of_the_key(
     other_key = make_judge(
         cache=judge_cache_dir,
         api_key="sk-another-key-456",
-        extra_headers={"X-Api-Token": "token-789"},
+        extra={"extra_headers": {"X-Api-Token": "token-789"}},
     )
     answer = await other_key.complete(claims_request())
 

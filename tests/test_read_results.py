@@ -46,7 +46,7 @@ class CoverageFailingJudge:
         return True
 
     async def complete(self, request: JudgeRequest) -> JudgeReply:
-        if request.step == "coverage" and FAIL_MARK in str(request.variables.get("summary")):
+        if request.step == "coverage" and FAIL_MARK in str(request.inputs.get("summary")):
             raise JudgeReplyError(
                 "the coverage reply never validated",
                 step="coverage",

@@ -89,7 +89,7 @@ class PayloadJudge:
 
     async def complete(self, request: Any) -> Any:
         reply = await self._offline.complete(request)
-        if request.step == "source_judgement" and "PAYLOAD" in str(request.variables):
+        if request.step == "source_judgement" and "PAYLOAD" in str(request.inputs):
             for claim in reply.value["claims"]:
                 claim["reason"] = f"{claim['reason']} {SCRIPT} {BREAKOUT}"
         return reply

@@ -21,8 +21,8 @@ from evaltoolkit import (
     run_evals,
     score_frame,
 )
-from evaltoolkit.scorers import Scorer
-from evaltoolkit.scorers._base import Scored, ScoringItem, StepTrace
+from evaltoolkit.scorers import Sample, Score, Scorer
+from evaltoolkit.scorers._base import StepTrace
 
 ITEMS = [
     {"id": "a", "input": "q1", "output": "Paris", "ground_truth": "Paris", "topic": "geo"},
@@ -41,14 +41,14 @@ class SlowLengthScorer(Scorer):
         self.in_flight = 0
         self.max_in_flight = 0
 
-    async def _score(self, item: ScoringItem, trace: StepTrace) -> Scored:
+    async def _score(self, item: Sample, trace: StepTrace) -> Score:
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:
             await asyncio.sleep(self.delay)
         finally:
             self.in_flight -= 1
-        return Scored(score=float(len(str(item.output))), reason="length", details={"length": 1})
+        return Score(float(len(str(item.output))), reason="length", details={"length": 1})
 
 
 def test_scores_and_counts() -> None:
@@ -59,8 +59,9 @@ def test_scores_and_counts() -> None:
     )
     summary = result.scores["textual-difference"]
     assert (summary.scored, summary.failed) == (3, 1)
-    expected = [1.0, result[1].scorer_results["textual-difference"].score, 1.0]
-    assert summary.mean == pytest.approx(sum(expected) / 3)
+    # "Lyon" against "Paris" shares no character in order: ratio 0, so a score of 0.
+    assert result[1].scorer_results["textual-difference"].score == 0.0
+    assert summary.mean == pytest.approx((1.0 + 0.0 + 1.0) / 3)
     assert float(summary) == summary.mean
 
 
@@ -180,7 +181,8 @@ def test_on_item_complete_runs_once_per_item() -> None:
         ITEMS, create_textual_difference_scorer(), on_item_complete=seen.append, progress=False
     )
     assert sorted(item.item_id for item in seen) == ["a", "b", "c"]
-    assert seen[0].scorer_results["textual-difference"] is not None
+    scores_seen = {item.item_id: item.scorer_results["textual-difference"].score for item in seen}
+    assert scores_seen == {"a": 1.0, "b": 0.0, "c": 1.0}
     assert len(result) == 3
 
 

@@ -1,4 +1,4 @@
-"""The summarization scorer over scripted judge replies through the loopback server."""
+"""The summarization scorer over scripted judge replies (in process; one test over HTTP)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from fake_judge import FakeJudge
 from judge_script import prompt_text, requests_for, script_steps
 from loopback_server import LoopbackServer, invalid_json
 
@@ -40,25 +41,18 @@ def verdicts(*answered: bool, questions: list[str] = QUESTIONS) -> list[dict[str
 
 
 @pytest.fixture
-def scorer_for(loopback_server: LoopbackServer) -> Callable[..., Any]:
+def scorer_for(fake_judge: FakeJudge) -> Callable[..., Any]:
     def build(**options: Any) -> Any:
-        return create_summarization_scorer(
-            "openai/loopback",
-            api_base=loopback_server.url,
-            api_key="sk-test",
-            cache=False,
-            backoff_base=0.01,
-            **options,
-        )
+        return create_summarization_scorer(fake_judge, **options)
 
     return build
 
 
 def test_three_calls_and_the_lower_axis_decides(
-    loopback_server: LoopbackServer, scorer_for: Callable[..., Any]
+    fake_judge: FakeJudge, scorer_for: Callable[..., Any]
 ) -> None:
     script_steps(
-        loopback_server,
+        fake_judge,
         {
             "source_judgement": {"claims": claims(True, True, True, False), "questions": QUESTIONS},
             "coverage": {"verdicts": verdicts(True, False, True, True)},
@@ -73,7 +67,7 @@ def test_three_calls_and_the_lower_axis_decides(
     assert result.details["decided_by"] == "tie"
     assert result.reason == "Alignment decided it."
     assert [call.step for call in result.calls] == ["source_judgement", "coverage", "reason"]
-    assert loopback_server.requests_total == 3
+    assert fake_judge.requests_total == 3
     assert result.preprocess_step_result is not None
     assert result.preprocess_step_result["questions"] == QUESTIONS
     assert len(result.preprocess_step_result["alignment"]) == 4
@@ -98,7 +92,7 @@ def test_three_calls_and_the_lower_axis_decides(
     ],
 )
 def test_formula_branches(
-    loopback_server: LoopbackServer,
+    fake_judge: FakeJudge,
     scorer_for: Callable[..., Any],
     supported: tuple[bool, ...],
     answered: tuple[bool, ...],
@@ -106,7 +100,7 @@ def test_formula_branches(
     decided_by: str,
 ) -> None:
     script_steps(
-        loopback_server,
+        fake_judge,
         {
             "source_judgement": {"claims": claims(*supported), "questions": QUESTIONS},
             "coverage": {"verdicts": verdicts(*answered)},
@@ -115,7 +109,7 @@ def test_formula_branches(
     result = scorer_for(reason="template", scale=10).run(input=SOURCE, output=SUMMARY)
     assert result.score == pytest.approx(score * 10)
     assert result.details["decided_by"] == decided_by
-    assert loopback_server.requests_total == 2  # the template reason makes no call
+    assert fake_judge.requests_total == 2  # the template reason makes no call
     assert result.reason is not None
     if decided_by != "tie":
         assert f"decided by {decided_by}" in result.reason
@@ -124,10 +118,10 @@ def test_formula_branches(
 
 
 def test_coverage_request_never_contains_the_source(
-    loopback_server: LoopbackServer, scorer_for: Callable[..., Any]
+    fake_judge: FakeJudge, scorer_for: Callable[..., Any]
 ) -> None:
     script_steps(
-        loopback_server,
+        fake_judge,
         {
             "source_judgement": {"claims": claims(True), "questions": QUESTIONS[:2]},
             "coverage": {"verdicts": verdicts(True, True)},
@@ -135,21 +129,19 @@ def test_coverage_request_never_contains_the_source(
         },
     )
     scorer_for().run(input=SOURCE, output=SUMMARY)
-    (coverage_request,) = requests_for(loopback_server, "coverage")
+    (coverage_request,) = requests_for(fake_judge, "coverage")
     text = prompt_text(coverage_request)
     assert SUMMARY in text
     for sentence in SOURCE.split(". "):
         assert sentence.rstrip(".") not in text
     assert "Mount Arlo. It houses" not in text
-    (judgement_request,) = requests_for(loopback_server, "source_judgement")
+    (judgement_request,) = requests_for(fake_judge, "source_judgement")
     assert SOURCE in prompt_text(judgement_request)
 
 
-def test_no_claims_scores_zero(
-    loopback_server: LoopbackServer, scorer_for: Callable[..., Any]
-) -> None:
+def test_no_claims_scores_zero(fake_judge: FakeJudge, scorer_for: Callable[..., Any]) -> None:
     script_steps(
-        loopback_server,
+        fake_judge,
         {
             "source_judgement": {"claims": [], "questions": QUESTIONS},
             "coverage": {"verdicts": verdicts(True, True, True, True)},
@@ -163,22 +155,20 @@ def test_no_claims_scores_zero(
 
 
 def test_no_questions_scores_zero_without_a_coverage_call(
-    loopback_server: LoopbackServer, scorer_for: Callable[..., Any]
+    fake_judge: FakeJudge, scorer_for: Callable[..., Any]
 ) -> None:
-    script_steps(
-        loopback_server, {"source_judgement": {"claims": claims(True, True), "questions": []}}
-    )
+    script_steps(fake_judge, {"source_judgement": {"claims": claims(True, True), "questions": []}})
     result = scorer_for(reason="template").run(input=SOURCE, output=SUMMARY)
     assert result.score == 0
     assert result.details["coverage_score"] == 0
-    assert requests_for(loopback_server, "coverage") == []
+    assert requests_for(fake_judge, "coverage") == []
 
 
 def test_only_the_first_max_questions_count(
-    loopback_server: LoopbackServer, scorer_for: Callable[..., Any]
+    fake_judge: FakeJudge, scorer_for: Callable[..., Any]
 ) -> None:
     script_steps(
-        loopback_server,
+        fake_judge,
         {
             "source_judgement": {"claims": claims(True), "questions": QUESTIONS},
             "coverage": {"verdicts": verdicts(True, False, False, False)},
@@ -187,15 +177,15 @@ def test_only_the_first_max_questions_count(
     result = scorer_for(reason="template", max_questions=2).run(input=SOURCE, output=SUMMARY)
     assert result.details["questions"] == 2
     assert result.details["coverage_score"] == 0.5
-    (judgement_request,) = requests_for(loopback_server, "source_judgement")
+    (judgement_request,) = requests_for(fake_judge, "source_judgement")
     assert "at most 2 closed questions" in prompt_text(judgement_request)
-    (coverage_request,) = requests_for(loopback_server, "coverage")
+    (coverage_request,) = requests_for(fake_judge, "coverage")
     assert QUESTIONS[1] in prompt_text(coverage_request)
     assert QUESTIONS[2] not in prompt_text(coverage_request)
 
 
 def test_missing_verdicts_count_as_unanswered_and_extras_are_dropped(
-    loopback_server: LoopbackServer, scorer_for: Callable[..., Any]
+    fake_judge: FakeJudge, scorer_for: Callable[..., Any]
 ) -> None:
     reordered = [
         {"question": QUESTIONS[2], "answered": True, "reason": "r"},
@@ -205,7 +195,7 @@ def test_missing_verdicts_count_as_unanswered_and_extras_are_dropped(
         {"question": "And one more?", "answered": True, "reason": "r"},
     ]
     script_steps(
-        loopback_server,
+        fake_judge,
         {
             "source_judgement": {"claims": claims(True), "questions": QUESTIONS},
             "coverage": {"verdicts": reordered},
@@ -227,10 +217,10 @@ def test_bad_max_questions_is_rejected_at_creation(max_questions: Any) -> None:
 
 
 def test_source_option_and_extractor_precedence(
-    loopback_server: LoopbackServer, scorer_for: Callable[..., Any]
+    fake_judge: FakeJudge, scorer_for: Callable[..., Any]
 ) -> None:
     script_steps(
-        loopback_server,
+        fake_judge,
         {
             "source_judgement": {"claims": claims(True), "questions": QUESTIONS[:1]},
             "coverage": {"verdicts": verdicts(True)},
@@ -257,7 +247,7 @@ def test_source_option_and_extractor_precedence(
         input={"inputMessages": [{"role": "user", "content": "Summarise the fetched page."}]},
         output=output,
     )
-    first, second = requests_for(loopback_server, "source_judgement")
+    first, second = requests_for(fake_judge, "source_judgement")
     assert "FIXED SOURCE text." in prompt_text(first)
     assert SOURCE not in prompt_text(first)
     assert "TOOL DOCUMENT about the observatory." in prompt_text(second)
@@ -266,10 +256,10 @@ def test_source_option_and_extractor_precedence(
 
 
 def test_reference_options_are_accepted(
-    loopback_server: LoopbackServer, scorer_for: Callable[..., Any]
+    fake_judge: FakeJudge, scorer_for: Callable[..., Any]
 ) -> None:
     script_steps(
-        loopback_server,
+        fake_judge,
         {
             "source_judgement": {"claims": claims(True), "questions": QUESTIONS},
             "coverage": {"verdicts": verdicts(True, True, True, True)},
@@ -281,12 +271,13 @@ def test_reference_options_are_accepted(
     assert scorer.max_questions == 3
     result = scorer.run(input=SOURCE, output=SUMMARY)
     assert result.score == 5.0
-    assert "Option source." in prompt_text(requests_for(loopback_server, "source_judgement")[0])
+    assert "Option source." in prompt_text(requests_for(fake_judge, "source_judgement")[0])
 
 
 def test_a_reply_that_never_validates_fails_its_step_with_nan(
-    loopback_server: LoopbackServer, scorer_for: Callable[..., Any]
+    loopback_server: LoopbackServer,
 ) -> None:
+    # Through litellm and HTTP: the repair request is the judge's, and its count is recorded.
     script_steps(
         loopback_server,
         {
@@ -294,7 +285,15 @@ def test_a_reply_that_never_validates_fails_its_step_with_nan(
             "coverage": lambda body: invalid_json('{"verdicts": [oops'),
         },
     )
-    result = scorer_for(reason="template", max_repairs=1).run(input=SOURCE, output=SUMMARY)
+    scorer = create_summarization_scorer(
+        "openai/loopback",
+        api_base=loopback_server.url,
+        api_key="sk-test",
+        cache=False,
+        reason="template",
+        max_repairs=1,
+    )
+    result = scorer.run(input=SOURCE, output=SUMMARY)
     assert math.isnan(result.score)
     assert result.error is not None
     assert result.error.step == "coverage"
@@ -305,7 +304,7 @@ def test_a_reply_that_never_validates_fails_its_step_with_nan(
 
 
 def test_prompt_overrides_are_checked_and_used(
-    loopback_server: LoopbackServer, scorer_for: Callable[..., Any]
+    fake_judge: FakeJudge, scorer_for: Callable[..., Any]
 ) -> None:
     with pytest.raises(ConfigurationError, match="unknown prompt 'coverge'"):
         create_summarization_scorer(prompts={"coverge": "x"})
@@ -316,7 +315,7 @@ def test_prompt_overrides_are_checked_and_used(
             prompts={"coverage": "{{summary}} {{questions}} and {{source}}"}
         )
     script_steps(
-        loopback_server,
+        fake_judge,
         {
             "source_judgement": {"claims": claims(True), "questions": QUESTIONS[:1]},
             "coverage": {"verdicts": verdicts(True)},
@@ -325,11 +324,13 @@ def test_prompt_overrides_are_checked_and_used(
     custom = "CUSTOM COVERAGE.\nSummary: {{summary}}\nQuestions:\n{{questions}}"
     scorer = scorer_for(reason="template", prompts={"coverage": custom})
     assert scorer.prompts["coverage"] == custom
-    assert set(scorer.prompts) == {"system", "source_judgement", "coverage", "reason"}
+    # reason="template" writes the reason without a call, so it has no reason prompt.
+    assert set(scorer.prompts) == {"system", "source_judgement", "coverage"}
+    assert set(scorer_for().prompts) == {"system", "source_judgement", "coverage", "reason"}
     scorer.run(input=SOURCE, output=SUMMARY)
-    assert "CUSTOM COVERAGE." in prompt_text(requests_for(loopback_server, "coverage")[0])
-    tuned = scorer.with_prompts({"reason": scorer.prompts["reason"] + "\nBe brief."})
-    assert tuned.prompts.changed.keys() == {"coverage", "reason"}
+    assert "CUSTOM COVERAGE." in prompt_text(requests_for(fake_judge, "coverage")[0])
+    tuned = scorer.with_prompts({"system": scorer.prompts["system"] + "\nBe brief."})
+    assert tuned.prompts.changed.keys() == {"coverage", "system"}
     assert scorer.prompts.changed.keys() == {"coverage"}
 
 

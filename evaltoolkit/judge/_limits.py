@@ -1,7 +1,9 @@
-"""One limit on judge calls in flight, shared by every scorer of a run.
+"""Limits on judge calls in flight: the run's, shared by every scorer, and a judge's own.
 
 The runner opens :func:`shared_call_limit` around a run; every judge call made inside it (by
-any scorer, in any task spawned from it) waits for a slot of the same semaphore.
+any scorer, in any task spawned from it) waits for a slot of the same semaphore. A judge
+created with its own ``concurrency`` also holds a slot of :func:`judge_slots`, kept per event
+loop (a semaphore belongs to one loop, and the sync API runs each run on a fresh one).
 """
 
 from __future__ import annotations
@@ -9,9 +11,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import threading
+import weakref
 from collections.abc import AsyncIterator, Iterator
 
-__all__ = ["call_slot", "shared_call_limit"]
+__all__ = ["call_slot", "judge_slots", "shared_call_limit"]
+
+_judge_limits: weakref.WeakKeyDictionary[
+    asyncio.AbstractEventLoop, weakref.WeakKeyDictionary[object, asyncio.Semaphore]
+] = weakref.WeakKeyDictionary()
+_judge_limits_lock = threading.Lock()
 
 _run_limit: contextvars.ContextVar[asyncio.Semaphore | None] = contextvars.ContextVar(
     "evaltoolkit_run_call_limit", default=None
@@ -38,3 +47,14 @@ async def call_slot() -> AsyncIterator[None]:
         return
     async with semaphore:
         yield
+
+
+def judge_slots(owner: object, limit: int) -> asyncio.Semaphore:
+    """The semaphore limiting ``owner``'s calls on the running loop to ``limit`` at once."""
+    loop = asyncio.get_running_loop()
+    with _judge_limits_lock:
+        per_owner = _judge_limits.setdefault(loop, weakref.WeakKeyDictionary())
+        semaphore = per_owner.get(owner)
+        if semaphore is None:
+            semaphore = per_owner[owner] = asyncio.Semaphore(limit)
+    return semaphore

@@ -1,89 +1,56 @@
-"""The built-in judge (model name ``offline``): answers every scorer step from the texts alone.
+"""The built-in judge (model name ``offline``): each step answered by its own offline function.
 
-It needs no API key and no network, is deterministic, and returns the same verdict
-structures a model would, so results, DataFrames and widgets look the same. It reads the
-request's ``variables`` and never its messages, so it ignores prompt templates.
+It needs no API key and no network and knows no scorer: a request carries the step's
+``offline`` function and the typed inputs its prompt was rendered from, and this judge calls
+the one with the other, then validates the reply against the step's schema exactly as it
+would validate a model's. It reads no prompt, so prompt templates do not change its answers.
 
-The variables each step receives:
-
-- summarization / ``source_judgement``: ``source``, ``summary``, ``max_questions``
-- summarization / ``coverage``: ``summary``, ``questions``
-- summarization / ``reason``: the keyword arguments of :func:`summarization_reason`
-- answer-similarity / ``extract``: ``output``, ``ground_truth``, ``question``
-- answer-similarity / ``analyze``: ``output_units``, ``ground_truth_units``, ``question``
-- answer-similarity / ``reason``: the keyword arguments of :func:`answer_similarity_reason`
+The functions run in a worker thread, so a long step never blocks the event loop (progress
+bars keep moving, a notebook stays responsive, and Ctrl-C is seen at once).
 """
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import json
+import threading
 import time
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Final
 
-from ..errors import JudgeReplyError
+from ..errors import ConfigurationError, JudgeReplyError
 from ..records import ModelCall
+from ._config import OFFLINE_MODEL
+from ._parse import ReplyProblem, validate_reply
 from ._types import JudgeReply, JudgeRequest, render_messages
 
 __all__ = ["OFFLINE_MODEL", "OfflineJudge"]
 
-OFFLINE_MODEL = "offline"
+_WORKER_NAME: Final = "evaltoolkit-offline"
+_executor: concurrent.futures.ThreadPoolExecutor | None = None
+_executor_lock = threading.Lock()
 
-Handler = Callable[[Mapping[str, Any]], dict[str, Any]]
+
+def _offline_executor() -> concurrent.futures.ThreadPoolExecutor:
+    """One worker thread for every offline step of the process (the steps are CPU-bound)."""
+    global _executor
+    with _executor_lock:
+        if _executor is None:
+            _executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix=_WORKER_NAME)
+        return _executor
 
 
-def _source_judgement(variables: Mapping[str, Any]) -> dict[str, Any]:
-    from ..scorers._offline import judge_source
-
-    return judge_source(
-        str(variables["source"]), str(variables["summary"]), int(variables["max_questions"])
+def _as_reply(value: object, step: str) -> dict[str, Any]:
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise JudgeReplyError(
+        f"judge step {step!r}: its offline function returned {type(value).__name__}, not a "
+        "mapping of the reply's fields",
+        step=step,
+        raw_reply=repr(value)[:500],
+        attempts=1,
     )
-
-
-def _coverage(variables: Mapping[str, Any]) -> dict[str, Any]:
-    from ..scorers._offline import judge_coverage
-
-    return judge_coverage(str(variables["summary"]), [str(q) for q in variables["questions"]])
-
-
-def _extract(variables: Mapping[str, Any]) -> dict[str, Any]:
-    from ..scorers._offline import extract_units
-
-    return extract_units(
-        str(variables["output"]), str(variables["ground_truth"]), variables.get("question")
-    )
-
-
-def _analyze(variables: Mapping[str, Any]) -> dict[str, Any]:
-    from ..scorers._offline import analyze_units
-
-    return analyze_units(
-        [str(unit) for unit in variables["output_units"]],
-        [str(unit) for unit in variables["ground_truth_units"]],
-        question=variables.get("question"),
-    )
-
-
-def _summarization_reason(variables: Mapping[str, Any]) -> dict[str, Any]:
-    from ..scorers._reasons import summarization_reason
-
-    return {"reason": summarization_reason(**variables)}
-
-
-def _answer_similarity_reason(variables: Mapping[str, Any]) -> dict[str, Any]:
-    from ..scorers._reasons import answer_similarity_reason
-
-    return {"reason": answer_similarity_reason(**variables)}
-
-
-_HANDLERS: dict[tuple[str, str], Handler] = {
-    ("summarization", "source_judgement"): _source_judgement,
-    ("summarization", "coverage"): _coverage,
-    ("summarization", "reason"): _summarization_reason,
-    ("answer-similarity", "extract"): _extract,
-    ("answer-similarity", "analyze"): _analyze,
-    ("answer-similarity", "reason"): _answer_similarity_reason,
-}
 
 
 class OfflineJudge:
@@ -102,31 +69,54 @@ class OfflineJudge:
 
     @property
     def offline(self) -> bool:
-        """Always True: this judge ignores prompt templates."""
+        """Always True: this judge answers with each step's offline function."""
         return True
 
     async def complete(self, request: JudgeRequest) -> JudgeReply:
-        """Answer one step from its variables."""
-        handler = _HANDLERS.get((request.task, request.step))
-        if handler is None:
-            raise JudgeReplyError(
-                f"the offline judge cannot answer step {request.step!r} of task "
-                f"{request.task!r}; use a model judge for custom steps",
-                step=request.step,
+        """Answer one step with its offline function and check the reply against its schema.
+
+        Raises:
+            ConfigurationError: The step has no offline function.
+            JudgeReplyError: The offline function's reply does not match the step's schema.
+        """
+        answer = request.offline
+        if answer is None:
+            raise ConfigurationError(
+                f"judge step {request.step!r} has no offline function, so the offline judge "
+                "cannot answer it; give the step offline=... or use a model judge"
             )
         started = time.perf_counter()
-        value = handler(request.variables)
+        loop = asyncio.get_running_loop()
+        value = await loop.run_in_executor(_offline_executor(), lambda: answer(**request.inputs))
+        reply = _as_reply(value, request.step)
+        raw_reply = json.dumps(reply, ensure_ascii=False, default=str)
+        try:
+            validate_reply(reply, request.schema)
+        except ReplyProblem as problem:
+            raise JudgeReplyError(
+                f"judge step {request.step!r}: the offline reply does not match the step's "
+                f"schema: {problem}",
+                step=request.step,
+                raw_reply=raw_reply,
+                attempts=1,
+            ) from problem
         call = ModelCall(
             step=request.step,
             stage=request.stage,
             model=OFFLINE_MODEL,
             prompt=render_messages(request.messages),
-            raw_reply=json.dumps(value, ensure_ascii=False),
+            raw_reply=raw_reply,
             usage=None,
             cost=0.0,
             latency_s=time.perf_counter() - started,
         )
-        return JudgeReply(value=value, call=call)
+        return JudgeReply(value=reply, call=call)
 
     def __repr__(self) -> str:
         return "OfflineJudge()"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, OfflineJudge)
+
+    def __hash__(self) -> int:
+        return hash(OfflineJudge)

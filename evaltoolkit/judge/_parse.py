@@ -1,8 +1,9 @@
 """Reading a judge's reply: tolerant JSON parsing and validation against the step's schema.
 
-Models wrap JSON in code fences, put a sentence before or after it, or leave a trailing comma;
-:func:`parse_reply_object` copes with all of that and returns the single JSON object the reply
-holds. :func:`validate_reply` checks it against the step's JSON schema. Both raise
+Models wrap JSON in code fences, put a sentence before or after it, leave a trailing comma, or
+write raw control characters (a newline, a tab) inside a string; :func:`parse_reply_object`
+copes with all of that and returns the single JSON object the reply holds.
+:func:`validate_reply` checks it against the step's JSON schema. Both raise
 :class:`ReplyProblem`, whose message is written for the model: the judge feeds it back in the
 repair request.
 
@@ -84,14 +85,18 @@ class _NotJson:
 
 
 def _loads_leniently(text: str) -> object:
-    """``json.loads``, retried without trailing commas; a :class:`_NotJson` when both fail."""
+    """``json.loads``, retried without trailing commas; a :class:`_NotJson` when both fail.
+
+    ``strict=False`` accepts control characters inside strings, which grammar-constrained
+    local models emit.
+    """
     try:
-        return json.loads(text)
+        return json.loads(text, strict=False)
     except json.JSONDecodeError as error:
         if "," not in text:
             return _NotJson(error)
         try:
-            return json.loads(_strip_trailing_commas(text))
+            return json.loads(_strip_trailing_commas(text), strict=False)
         except json.JSONDecodeError:
             return _NotJson(error)
 

@@ -1,15 +1,18 @@
 """Which failed model calls to retry, and how long to wait before the next try.
 
 Errors are classified by HTTP status where the exception carries one (``status_code`` on
-litellm's and openai's exceptions), else by exception class name, so this module does not need
-to import litellm. Rate limits (429), server errors (5xx), timeouts and dropped connections are
-retried; bad requests, authentication failures and unknown models are not.
+litellm's and openai's exceptions), else by exception class name and message, so this module
+does not need to import litellm. Rate limits (429), server errors (5xx), timeouts and dropped
+connections are retried; bad requests are not. Some failures say that no call of the judge can
+succeed: refused credentials (401, 403, a missing key), an unknown provider or model, a server
+that refuses connections. Those are *fatal*: the judge stops calling after the first one.
 """
 
 from __future__ import annotations
 
 import email.utils
 import random
+import socket
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -17,7 +20,7 @@ from typing import Final
 
 from ..errors import ConfigurationError
 
-__all__ = ["Backoff", "FailureKind", "classify_failure", "retry_after_seconds"]
+__all__ = ["Backoff", "FailureKind", "classify_failure", "exception_chain", "retry_after_seconds"]
 
 _RETRYABLE_STATUSES: Final = frozenset({408, 409, 425, 429})
 _TIMEOUT_CLASS_NAMES: Final = frozenset({"Timeout", "APITimeoutError", "TimeoutError"})
@@ -36,6 +39,16 @@ _CONNECTION_CLASS_NAMES: Final = frozenset(
 _SERVER_CLASS_NAMES: Final = frozenset(
     {"InternalServerError", "ServiceUnavailableError", "BadGatewayError", "APIError"}
 )
+_FATAL_STATUSES: Final = frozenset({401, 403, 404})
+_AUTH_CLASS_NAMES: Final = frozenset({"AuthenticationError", "PermissionDeniedError"})
+_MISSING_CREDENTIAL_PHRASES: Final = (
+    "missing credentials",
+    "api key",
+    "api_key client option must be set",
+    "no api key",
+)
+_UNKNOWN_PROVIDER_PHRASE: Final = "llm provider not provided"
+_REFUSED_CLASS_NAMES: Final = frozenset({"ConnectionRefusedError", "ClientConnectorDNSError"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,11 +59,14 @@ class FailureKind:
         label: A short description (``"rate limited (HTTP 429)"``, ``"timeout"``, ...).
         retryable: Whether the call should be retried.
         status: The HTTP status, when the error carries one.
+        fatal: Whether no later call of the same judge can succeed either (refused
+            credentials, unknown provider or model, a server refusing connections).
     """
 
     label: str
     retryable: bool
     status: int | None = None
+    fatal: bool = False
 
 
 def _status_of(error: BaseException) -> int | None:
@@ -60,8 +76,49 @@ def _status_of(error: BaseException) -> int | None:
     return None
 
 
+def exception_chain(error: BaseException) -> list[BaseException]:
+    """``error`` and every exception it was caused by or raised during, without repeats."""
+    chain: list[BaseException] = []
+    pending: list[BaseException] = [error]
+    while pending:
+        current = pending.pop()
+        if any(current is seen for seen in chain):
+            continue
+        chain.append(current)
+        pending.extend(
+            linked for linked in (current.__cause__, current.__context__) if linked is not None
+        )
+    return chain
+
+
 def _class_names(error: BaseException) -> set[str]:
     return {cls.__name__ for cls in type(error).__mro__}
+
+
+def _refused_connection(chain: list[BaseException]) -> bool:
+    for link in chain:
+        if isinstance(link, ConnectionRefusedError | socket.gaierror):
+            return True
+        if _class_names(link) & _REFUSED_CLASS_NAMES:
+            return True
+    return False
+
+
+def _fatal_kind(error: BaseException, status: int | None) -> FailureKind | None:
+    names = _class_names(error)
+    text = str(error)[:2000].lower()
+    if _UNKNOWN_PROVIDER_PHRASE in text or "LiteLLMUnknownProvider" in names:
+        return FailureKind("unknown provider", False, status, fatal=True)
+    if status in _FATAL_STATUSES:
+        label = "not found (HTTP 404)" if status == 404 else f"refused credentials (HTTP {status})"
+        return FailureKind(label, False, status, fatal=True)
+    if names & _AUTH_CLASS_NAMES or (
+        "missing" in text and any(phrase in text for phrase in _MISSING_CREDENTIAL_PHRASES)
+    ):
+        return FailureKind("missing or refused credentials", False, status, fatal=True)
+    if _refused_connection(exception_chain(error)):
+        return FailureKind("connection refused", False, status, fatal=True)
+    return None
 
 
 def classify_failure(error: BaseException) -> FailureKind:
@@ -69,14 +126,19 @@ def classify_failure(error: BaseException) -> FailureKind:
 
     Example:
         >>> classify_failure(TimeoutError())
-        FailureKind(label='timeout', retryable=True, status=None)
+        FailureKind(label='timeout', retryable=True, status=None, fatal=False)
         >>> classify_failure(ValueError("bad"))
-        FailureKind(label='ValueError', retryable=False, status=None)
+        FailureKind(label='ValueError', retryable=False, status=None, fatal=False)
+        >>> classify_failure(ConnectionRefusedError()).fatal
+        True
     """
     names = _class_names(error)
-    if names & _TIMEOUT_CLASS_NAMES:
-        return FailureKind("timeout", True, _status_of(error))
     status = _status_of(error)
+    fatal = _fatal_kind(error, status)
+    if fatal is not None:
+        return fatal
+    if names & _TIMEOUT_CLASS_NAMES:
+        return FailureKind("timeout", True, status)
     if status is not None and status < 500 and status not in _RETRYABLE_STATUSES:
         return FailureKind(f"HTTP {status}", False, status)
     # litellm reports a dropped connection as HTTP 500 "Connection error."; name it for what it is.

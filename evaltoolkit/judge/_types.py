@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from ..records import ModelCall, Stage
 
-__all__ = ["Judge", "JudgeReply", "JudgeRequest", "render_messages"]
+__all__ = ["Judge", "JudgeReply", "JudgeRequest", "OfflineAnswer", "render_messages"]
 
 Message = Mapping[str, str]
+#: Answers a step from its inputs alone: called with the inputs as keyword arguments.
+OfflineAnswer = Callable[..., Mapping[str, Any]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,21 +20,24 @@ class JudgeRequest:
     """One judge step: the prompt messages and the JSON schema the reply must satisfy.
 
     Attributes:
-        task: The scorer's task (``"summarization"``, ``"answer-similarity"``).
-        step: The step's name (``"source_judgement"``, ``"coverage"``, ``"reason"``, ...).
-        stage: Where the step sits in the scorer pipeline: preprocess, analyze or reason.
+        step: The step's name, recorded on the call and named in errors.
+        stage: Where the step sits in its scorer: preprocess, analyze or reason.
         messages: Chat messages (``role`` and ``content``), already rendered from templates.
         schema: JSON schema of the reply object.
-        variables: The values the prompt was rendered from. A model judge reads only the
-            messages; the offline judge reads only these, which is why it ignores prompts.
+        inputs: The typed values the prompt was rendered from.
+        offline: A function answering the step from ``inputs`` alone (keyword arguments), for
+            the offline judge; None when the step has none. A model judge reads only the
+            messages.
+        max_tokens: The step's completion budget; None lets the judge size it from the schema.
     """
 
-    task: str
     step: str
     stage: Stage
     messages: tuple[Message, ...]
     schema: Mapping[str, Any]
-    variables: Mapping[str, Any] = field(default_factory=dict)
+    inputs: Mapping[str, Any] = field(default_factory=dict)
+    offline: OfflineAnswer | None = None
+    max_tokens: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +50,7 @@ class JudgeReply:
 
 @runtime_checkable
 class Judge(Protocol):
-    """Anything that answers judge steps: the litellm judge or the offline judge."""
+    """Anything that answers judge steps: a model through litellm, or the offline judge."""
 
     @property
     def model(self) -> str:
@@ -54,7 +59,7 @@ class Judge(Protocol):
 
     @property
     def offline(self) -> bool:
-        """True for the built-in judge, which answers from the texts alone and ignores prompts."""
+        """True for the built-in judge, which answers each step with its offline function."""
         ...
 
     async def complete(self, request: JudgeRequest) -> JudgeReply:

@@ -113,14 +113,17 @@ def _display(value: Any) -> str | None:
     return json.dumps(value, ensure_ascii=False, indent=2, default=str)
 
 
-def _source_of(item: ItemResult, result: ScoreResult) -> str | None:
-    judged = result.details.get("source")
-    if isinstance(judged, str):
-        return judged
+def _input_source(item: ItemResult) -> str | None:
+    """The input's first user message: the source the summarization scorer reads by default."""
     try:
         return input_text(item.input)
     except InputError:
         return _display(item.input)
+
+
+def _judged_source(result: ScoreResult) -> str | None:
+    judged = result.details.get("source")
+    return judged if isinstance(judged, str) else None
 
 
 def _summary_of(item: ItemResult) -> str | None:
@@ -229,15 +232,12 @@ def _detail(run_index: int, item: ItemResult, result: ScoreResult, texts: _Texts
     )
     blocks: list[list[Any]] = []
     if summarization:
-        judged = isinstance(result.details.get("source"), str)
-        blocks.append(
-            [
-                "Source (the text judged)" if judged else "Source",
-                texts.add(_source_of(item, result)),
-            ]
-        )
+        judged, default = _judged_source(result), _input_source(item)
+        other = judged is not None and judged != default  # source= or source_extractor=
+        source = judged if judged is not None else default
+        blocks.append(["Source (the text judged)" if other else "Source", texts.add(source)])
         blocks.append(["Summary", texts.add(_summary_of(item))])
-        if judged:
+        if other:
             blocks.append(["Input", texts.add(_display(item.input))])
     else:
         blocks.append(["Input", texts.add(_display(item.input))])

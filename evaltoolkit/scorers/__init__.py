@@ -1,4 +1,11 @@
-"""The scorers: one module per scorer, each a factory returning a :class:`Scorer`."""
+"""The scorers: one module per scorer, each a factory returning a :class:`Scorer`.
+
+A judged scorer is a list of :class:`Step` objects (prompt, reply schema, offline answer) plus
+a score function and a reason; the built-in summarization and answer-similarity scorers are
+declared that way, with their offline answers beside them (``_offline``), and
+:func:`create_judged_scorer` builds your own. Scorers build prompts and compute scores; they
+reach models only through the judge layer and never import litellm.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import ConfigurationError
+from ..judge import judge_option_names
 from ._answer_similarity import (
     ANSWER_THRESHOLD,
     AnswerSimilarityScorer,
@@ -13,8 +21,9 @@ from ._answer_similarity import (
     create_answer_similarity_scorer,
 )
 from ._base import Scorer
-from ._judged import JudgedScorer
+from ._judged import DEFAULT_SYSTEM_PROMPT, JudgedScorer, create_judged_scorer
 from ._prompts import PromptSet, PromptTemplate
+from ._steps import Sample, Score, Step, StepContext, format_value
 from ._summarization import SummarizationScorer, create_summarization_scorer
 from ._textual_difference import (
     TextDifference,
@@ -25,21 +34,28 @@ from ._textual_difference import (
 
 __all__ = [
     "ANSWER_THRESHOLD",
+    "DEFAULT_SYSTEM_PROMPT",
     "SCORER_NAMES",
     "AnswerSimilarityScorer",
     "JudgedScorer",
     "PromptSet",
     "PromptTemplate",
+    "Sample",
+    "Score",
     "Scorer",
     "SimilarityWeights",
+    "Step",
+    "StepContext",
     "SummarizationScorer",
     "TextDifference",
     "TextualDifferenceScorer",
     "compare_texts",
     "create_answer_similarity_scorer",
+    "create_judged_scorer",
     "create_scorer",
     "create_summarization_scorer",
     "create_textual_difference_scorer",
+    "format_value",
 ]
 
 _FACTORIES: dict[str, Callable[..., Scorer]] = {
@@ -50,7 +66,7 @@ _FACTORIES: dict[str, Callable[..., Scorer]] = {
 #: The scorer ids :func:`create_scorer` knows.
 SCORER_NAMES = tuple(_FACTORIES)
 
-# Scorers that take no model reject model options rather than silently ignoring them.
+# The command line gives its judge options to every scorer; these take no judge.
 _MODEL_FREE = {"textual-difference"}
 
 
@@ -73,6 +89,6 @@ def create_scorer(name: str, **options: Any) -> Scorer:
     options = {key: value for key, value in options.items() if value is not None}
     if name in _MODEL_FREE:
         for key in list(options):
-            if key in {"model", "api_base", "cache", "concurrency"}:
+            if key in judge_option_names():
                 del options[key]
     return factory(**options)

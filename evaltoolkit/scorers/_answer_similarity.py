@@ -21,16 +21,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ConfigurationError, InputError
-from ..judge import Judge, create_judge
-from ..messages import input_text, output_text
+from ..judge import Judge, JudgeConfig
 from ._answer_similarity_prompts import (
+    ANALYZE,
     ANALYZE_SCHEMA,
+    EXTRACT,
     EXTRACT_SCHEMA,
-    PROMPTS,
+    REASON,
     REASON_SCHEMA,
+    SYSTEM,
 )
-from ._base import Scored, ScoringItem, StepTrace, check_scale, merge_options
-from ._judged import JudgedScorer, align_entries, json_text, numbered
+from ._base import check_scale, judge_for, merge_options
+from ._judged import JudgedScorer, align_entries
+from ._offline import analyze_units, extract_units
+from ._reasons import answer_similarity_reason
+from ._steps import Sample, Score, Step, StepContext, json_lines, significant
 
 __all__ = [
     "ANSWER_THRESHOLD",
@@ -48,6 +53,7 @@ EXTRA_INFO_CAP = 0.2
 ANSWER_THRESHOLD = 0.4
 
 _NO_MATCH = "no match was returned for this unit, so it counts as missing"
+_NO_GROUND_TRUTH = "The score is 0: no ground truth was given to compare the answer with."
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,17 +121,73 @@ def align_matches(
     return aligned
 
 
-def _lines(values: Sequence[Any]) -> str:
-    return "\n".join(f"- {json_text(value)}" for value in values) or "(none)"
+def _extract_inputs(context: StepContext) -> dict[str, Any] | None:
+    if context.values["ground_truth"] is None:
+        return None
+    return {name: context.values[name] for name in ("question", "output", "ground_truth")}
+
+
+def _analyze_inputs(context: StepContext) -> dict[str, Any] | None:
+    units = context.replies.get("extract")
+    if units is None:
+        return None
+    return {
+        "question": context.values["question"],
+        "ground_truth_units": [str(unit) for unit in units["ground_truth_units"]],
+        "output_units": [str(unit) for unit in units["output_units"]],
+    }
+
+
+def _reason_inputs(context: StepContext) -> dict[str, Any] | None:
+    score = context.score
+    if score is None or score.analyze_step_result is None:
+        return None  # no ground truth: the score function wrote the reason
+    return {"score": score.value, **score.analyze_step_result}
+
+
+def _offline_reason(**inputs: Any) -> dict[str, str]:
+    return {"reason": answer_similarity_reason(**inputs)}
+
+
+#: Step 1: the semantic units of the answer and of the ground truth.
+EXTRACT_STEP = Step(
+    name="extract",
+    prompt=EXTRACT,
+    schema=EXTRACT_SCHEMA,
+    offline=extract_units,
+    inputs=_extract_inputs,
+    description="step 1: the semantic units of the answer and of the ground truth",
+)
+#: Step 2: each ground-truth unit matched; contradictions and extra information listed.
+ANALYZE_STEP = Step(
+    name="analyze",
+    prompt=ANALYZE,
+    schema=ANALYZE_SCHEMA,
+    offline=analyze_units,
+    inputs=_analyze_inputs,
+    description="step 2: each ground-truth unit matched exact, semantic, partial or missing",
+)
+#: Step 3: the explanation of the score.
+REASON_STEP = Step(
+    name="reason",
+    prompt=REASON,
+    schema=REASON_SCHEMA,
+    offline=_offline_reason,
+    inputs=_reason_inputs,
+    formats={
+        "score": significant,
+        "matches": json_lines,
+        "contradictions": json_lines,
+        "extra_info": json_lines,
+    },
+    description="step 3: the explanation of the score",
+)
 
 
 class AnswerSimilarityScorer(JudgedScorer):
     """Scores an answer against its ground truth (see the module docstring)."""
 
-    id = "answer-similarity"
-    task = "answer-similarity"
-    description = "semantic-unit match of an answer with its ground truth"
-    default_prompts = PROMPTS
+    prepared_values = frozenset({"output", "ground_truth", "question"})
 
     def __init__(
         self,
@@ -136,105 +198,57 @@ class AnswerSimilarityScorer(JudgedScorer):
         scale: float = 1.0,
         prompts: Mapping[str, str] | None = None,
     ) -> None:
-        super().__init__(judge=judge, prompts=prompts)
         self.require_ground_truth = bool(require_ground_truth)
         self.weights = weights
         self.scale = check_scale(scale)
+        super().__init__(
+            id="answer-similarity",
+            steps=(EXTRACT_STEP, ANALYZE_STEP),
+            score=self.score_replies,
+            judge=judge,
+            reason=REASON_STEP,
+            prompts=prompts,
+            system=SYSTEM,
+            description="semantic-unit match of an answer with its ground truth",
+        )
 
-    def _ground_truth(self, item: ScoringItem) -> str | None:
-        if item.ground_truth is None:
-            return None
-        text = output_text(item.ground_truth, field="ground_truth", item_id=item.item_id)
-        return text if text.strip() else None
+    def prepare(self, sample: Sample) -> dict[str, Any]:
+        """The answer, the ground truth and the question (the input, when given).
 
-    async def _score(self, item: ScoringItem, trace: StepTrace) -> Scored:
-        output = output_text(item.output, field="output", item_id=item.item_id)
-        ground_truth = self._ground_truth(item)
-        if ground_truth is None:
-            if self.require_ground_truth:
-                raise InputError(
-                    "field 'ground_truth' is missing or empty; the answer-similarity scorer "
-                    "compares with one (give ground_truth, or create the scorer with "
-                    "require_ground_truth=False to score such items 0)",
-                    field="ground_truth",
-                    item_id=item.item_id,
-                )
-            return Scored(
-                score=0.0,
-                reason="The score is 0: no ground truth was given to compare the answer with.",
-                details={"ground_truth_units": 0},
+        Raises:
+            InputError: The ground truth is missing and required, or a field is ill-typed.
+        """
+        output = sample.output_text
+        ground_truth = sample.ground_truth_text
+        if ground_truth is None and self.require_ground_truth:
+            raise InputError(
+                "field 'ground_truth' is missing or empty; the answer-similarity scorer "
+                "compares with one (give ground_truth, or create the scorer with "
+                "require_ground_truth=False to score such items 0)",
+                field="ground_truth",
+                item_id=sample.item_id,
             )
-        question = (
-            None
-            if item.input is None
-            else input_text(item.input, field="input", item_id=item.item_id)
-        )
-        shown_question = question if question is not None else "(not given)"
+        return {"output": output, "ground_truth": ground_truth, "question": sample.input_text}
 
-        units = await self.ask(
-            trace,
-            step="extract",
-            stage="preprocess",
-            schema=EXTRACT_SCHEMA,
-            prompt_values={
-                "question": shown_question,
-                "output": output,
-                "ground_truth": ground_truth,
-            },
-            variables={"output": output, "ground_truth": ground_truth, "question": question},
-        )
+    def score_replies(self, context: StepContext) -> Score:
+        """The formula over the analysis: credit per ground-truth unit, penalties, scale."""
+        if "analyze" not in context.replies:
+            return Score(0.0, reason=_NO_GROUND_TRUTH, details={"ground_truth_units": 0})
+        units = context.replies["extract"]
+        analysis = context.replies["analyze"]
         output_units = [str(unit) for unit in units["output_units"]]
         truth_units = [str(unit) for unit in units["ground_truth_units"]]
-
-        analysis = await self.ask(
-            trace,
-            step="analyze",
-            stage="analyze",
-            schema=ANALYZE_SCHEMA,
-            prompt_values={
-                "question": shown_question,
-                "ground_truth_units": numbered(truth_units) or "(none)",
-                "output_units": numbered(output_units) or "(none)",
-            },
-            variables={
-                "output_units": output_units,
-                "ground_truth_units": truth_units,
-                "question": question,
-            },
-        )
         matches = align_matches(truth_units, analysis["matches"])
         contradictions = [dict(item) for item in analysis["contradictions"]]
         extra_info = [str(text) for text in analysis["extra_info"]]
         base, unscaled = self.weights.score(
             [match["match_type"] for match in matches], len(contradictions), len(extra_info)
         )
-        score = unscaled * self.scale
-
-        reason_inputs = {
-            "score": score,
-            "matches": matches,
-            "contradictions": contradictions,
-            "extra_info": extra_info,
-        }
-        reason_reply = await self.ask(
-            trace,
-            step="reason",
-            stage="reason",
-            schema=REASON_SCHEMA,
-            prompt_values={
-                "score": f"{score:.3g}",
-                "matches": _lines(matches),
-                "contradictions": _lines(contradictions),
-                "extra_info": _lines(extra_info),
-            },
-            variables=reason_inputs,
-        )
         counts = dict.fromkeys(("exact", "semantic", "partial", "missing"), 0)
         for match in matches:
             counts[match["match_type"]] = counts.get(match["match_type"], 0) + 1
-        return Scored(
-            score=score,
-            reason=str(reason_reply["reason"]),
+        return Score(
+            value=unscaled * self.scale,
             preprocess_step_result={
                 "output_units": output_units,
                 "ground_truth_units": truth_units,
@@ -254,19 +268,6 @@ class AnswerSimilarityScorer(JudgedScorer):
         )
 
 
-_OPTION_NAMES = {
-    "requireGroundTruth": "require_ground_truth",
-    "semanticThreshold": "semantic_threshold",
-    "exactMatchBonus": "exact_match_bonus",
-    "missingPenalty": "missing_penalty",
-    "contradictionPenalty": "contradiction_penalty",
-    "extraInfoPenalty": "extra_info_penalty",
-    "scale": "scale",
-    "prompts": "prompts",
-}
-_OPTION_NAMES.update({name: name for name in list(_OPTION_NAMES.values())})
-
-
 def _check_weight(name: str, value: Any, *, at_most_one: bool) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise ConfigurationError(f"answer-similarity: {name} must be a number, got {value!r}")
@@ -277,7 +278,7 @@ def _check_weight(name: str, value: Any, *, at_most_one: bool) -> float:
 
 
 def create_answer_similarity_scorer(
-    model: str | Judge | None = None,
+    model: str | Judge | JudgeConfig | None = None,
     *,
     require_ground_truth: bool = True,
     semantic_threshold: float = 0.8,
@@ -305,11 +306,13 @@ def create_answer_similarity_scorer(
             ``system``).
         options: Reference-style options (``requireGroundTruth``, ``semanticThreshold``, ...);
             its entries win over the keyword arguments.
-        **judge_options: Passed to the judge (``api_base``, ``api_key``, ``temperature``,
-            ``seed``, ``timeout``, ``max_retries``, ``concurrency``, ``cache``, ...).
+        **judge_options: Judge options (see :class:`~evaltoolkit.JudgeConfig`): ``api_base``,
+            ``api_key``, ``temperature``, ``max_tokens``, ``timeout``, ``max_retries``,
+            ``concurrency``, ``cache``, ``structured_output``, ``extra``.
 
     Raises:
-        ConfigurationError: A weight out of range, an unknown option, or a bad prompt.
+        ConfigurationError: A weight out of range, an unknown option (the message names the
+            closest valid one), or a bad prompt.
 
     Example:
         >>> scorer = create_answer_similarity_scorer()
@@ -328,9 +331,9 @@ def create_answer_similarity_scorer(
             "prompts": prompts,
         },
         options,
-        _OPTION_NAMES,
         scorer="answer-similarity",
     )
+    judge = judge_for(model, judge_options, scorer="answer-similarity", scorer_options=list(merged))
     weights = SimilarityWeights(
         semantic_threshold=_check_weight(
             "semantic_threshold", merged.pop("semantic_threshold"), at_most_one=True
@@ -348,6 +351,4 @@ def create_answer_similarity_scorer(
             "extra_info_penalty", merged.pop("extra_info_penalty"), at_most_one=False
         ),
     )
-    return AnswerSimilarityScorer(
-        judge=create_judge(model, **judge_options), weights=weights, **merged
-    )
+    return AnswerSimilarityScorer(judge=judge, weights=weights, **merged)

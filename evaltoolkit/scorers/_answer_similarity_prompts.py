@@ -6,10 +6,19 @@ must keep its placeholders.
 
 from __future__ import annotations
 
-from ._prompts import PromptTemplate, json_object
+from ._prompts import json_object
 from ._summarization_prompts import REASON_SCHEMA
 
-__all__ = ["ANALYZE_SCHEMA", "EXTRACT_SCHEMA", "MATCH_TYPES", "PROMPTS", "REASON_SCHEMA"]
+__all__ = [
+    "ANALYZE",
+    "ANALYZE_SCHEMA",
+    "EXTRACT",
+    "EXTRACT_SCHEMA",
+    "MATCH_TYPES",
+    "REASON",
+    "REASON_SCHEMA",
+    "SYSTEM",
+]
 
 MATCH_TYPES = ("exact", "semantic", "partial", "missing")
 
@@ -80,31 +89,6 @@ EXTRA INFORMATION:
 {{extra_info}}
 
 Reply with JSON: {"reason": "..."}"""
-
-PROMPTS = {
-    template.name: template
-    for template in (
-        PromptTemplate("system", SYSTEM, frozenset(), "system message of every call"),
-        PromptTemplate(
-            "extract",
-            EXTRACT,
-            frozenset({"question", "output", "ground_truth"}),
-            "step 1: semantic units of the answer and of the ground truth",
-        ),
-        PromptTemplate(
-            "analyze",
-            ANALYZE,
-            frozenset({"question", "ground_truth_units", "output_units"}),
-            "step 2: each ground-truth unit matched, contradictions, extra information",
-        ),
-        PromptTemplate(
-            "reason",
-            REASON,
-            frozenset({"score", "matches", "contradictions", "extra_info"}),
-            "step 3: the explanation of the score",
-        ),
-    )
-}
 
 _STRINGS = {"type": "array", "items": {"type": "string"}}
 

@@ -4,38 +4,40 @@ from __future__ import annotations
 
 import abc
 import math
+import sys
+import threading
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+import traceback
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .._options import camel_case, resolve_names, unknown_option_error
 from .._sync import run_sync
-from ..errors import ConfigurationError, InputError, JudgeError
-from ..judge import Judge, JudgeRequest, render_messages
+from ..errors import ConfigurationError, EvalToolkitError, InputError, JudgeError
+from ..judge import Judge, JudgeRequest, create_judge, judge_option_names, render_messages
+from ..judge._config import EXTRA_HINT
 from ..records import ModelCall, ScoreResult, StepError, new_run_id
+from ._steps import Sample, Score
 
-__all__ = ["Scored", "Scorer", "ScoringItem", "StepTrace", "check_scale", "merge_options"]
+__all__ = ["Scorer", "StepTrace", "check_scale", "judge_for", "merge_options"]
 
-
-@dataclass(frozen=True, slots=True)
-class ScoringItem:
-    """The fields of one data item, as a scorer receives them."""
-
-    input: Any
-    output: Any
-    ground_truth: Any = None
-    item_id: Any = None
+_reported_bugs: set[tuple[str, str, str]] = set()
+_reported_bugs_lock = threading.Lock()
 
 
-@dataclass(slots=True)
-class Scored:
-    """What a scorer's pipeline produced for one item, before bookkeeping is added."""
-
-    score: float
-    reason: str | None
-    preprocess_step_result: dict[str, Any] | None = None
-    analyze_step_result: dict[str, Any] | None = None
-    details: dict[str, Any] = field(default_factory=dict)
+def _report_bug_once(scorer: str, step: str, error: BaseException) -> None:
+    """Say once on stderr that a scorer raised an unexpected exception (a bug, not bad data)."""
+    key = (scorer, step, type(error).__name__)
+    with _reported_bugs_lock:
+        if key in _reported_bugs:
+            return
+        _reported_bugs.add(key)
+    print(
+        f"evaltoolkit: scorer {scorer!r} raised {type(error).__name__} at step {step!r}: "
+        f"{error}. This is a bug in the scorer, not a bad reply; the items it hits fail, and "
+        "their error column holds the traceback.",
+        file=sys.stderr,
+    )
 
 
 class StepTrace:
@@ -58,8 +60,9 @@ class StepTrace:
                     model=judge.model,
                     prompt=render_messages(request.messages),
                     raw_reply=error.raw_reply,
+                    usage=error.usage,
+                    cost=error.cost,
                     attempts=error.attempts,
-                    cost=None,
                 )
             )
             raise
@@ -72,7 +75,9 @@ class Scorer(abc.ABC):
 
     Scoring never raises for a problem with the item itself: a missing field, a judge call
     that failed or a reply that never validated gives a result with a NaN score and an
-    :class:`~evaltoolkit.StepError` naming the step.
+    :class:`~evaltoolkit.StepError` naming the step. An unexpected exception (a bug in a
+    scorer) also fails only its item, with the traceback in the error, and is reported once
+    on stderr so that it is not mistaken for a bad reply.
     """
 
     #: The scorer's id, the key of its results in a run.
@@ -91,7 +96,7 @@ class Scorer(abc.ABC):
         return {}
 
     @abc.abstractmethod
-    async def _score(self, item: ScoringItem, trace: StepTrace) -> Scored:
+    async def _score(self, item: Sample, trace: StepTrace) -> Score:
         """Compute the score of one item, recording judge calls on ``trace``."""
 
     async def arun(
@@ -106,13 +111,11 @@ class Scorer(abc.ABC):
         """Score one item (async twin of :meth:`run`)."""
         trace = StepTrace()
         started = time.perf_counter()
-        item = ScoringItem(input=input, output=output, ground_truth=ground_truth, item_id=item_id)
+        item = Sample(input=input, output=output, ground_truth=ground_truth, item_id=item_id)
         error: StepError | None = None
-        scored: Scored | None = None
+        scored: Score | None = None
         try:
             scored = await self._score(item, trace)
-        except InputError as exc:
-            error = StepError(step="input", message=str(exc), kind=type(exc).__name__)
         except JudgeError as exc:
             error = StepError(
                 step=exc.step,
@@ -121,13 +124,20 @@ class Scorer(abc.ABC):
                 raw_reply=exc.raw_reply,
                 attempts=exc.attempts,
             )
+        except InputError as exc:
+            error = StepError(step="input", message=str(exc), kind=type(exc).__name__)
+        except EvalToolkitError as exc:
+            error = StepError(step=trace.step, message=str(exc), kind=type(exc).__name__)
         except Exception as exc:  # one bad item must never stop a run
+            _report_bug_once(self.id, trace.step, exc)
             error = StepError(
-                step=trace.step, message=f"{type(exc).__name__}: {exc}", kind=type(exc).__name__
+                step=trace.step,
+                message=f"{type(exc).__name__}: {exc}\n{''.join(traceback.format_exception(exc))}",
+                kind=type(exc).__name__,
             )
         result = ScoreResult(
             scorer=self.id,
-            score=math.nan if scored is None else scored.score,
+            score=math.nan if scored is None else scored.value,
             reason=None if scored is None else scored.reason,
             preprocess_step_result=None if scored is None else scored.preprocess_step_result,
             analyze_step_result=None if scored is None else scored.analyze_step_result,
@@ -188,27 +198,41 @@ def check_scale(scale: Any) -> float:
 
 
 def merge_options(
-    explicit: Mapping[str, Any],
-    options: Mapping[str, Any] | None,
-    aliases: Mapping[str, str],
-    *,
-    scorer: str,
+    explicit: Mapping[str, Any], options: Mapping[str, Any] | None, *, scorer: str
 ) -> dict[str, Any]:
-    """Merge a reference-style ``options={...}`` dict into the keyword arguments.
+    """Merge a reference-style ``options={...}`` dict into a factory's keyword arguments.
 
-    ``aliases`` maps accepted option names (camelCase reference names and snake_case names)
-    to keyword names. An entry of ``options`` wins over the keyword argument of that name.
+    The keyword arguments' names are the option names; ``options`` may spell them in
+    snake_case or camelCase (``maxQuestions``), and its entries win.
 
     Raises:
-        ConfigurationError: An unknown option name.
+        ConfigurationError: An unknown option name (with the closest valid one).
+
+    Example:
+        >>> merge_options({"max_questions": 10, "scale": 1.0}, {"maxQuestions": 5},
+        ...               scorer="summarization")
+        {'max_questions': 5, 'scale': 1.0}
     """
-    merged = dict(explicit)
-    for name, value in (options or {}).items():
-        keyword = aliases.get(name)
-        if keyword is None:
-            known = ", ".join(sorted(aliases))
-            raise ConfigurationError(
-                f"{scorer}: unknown option {name!r} in options; known options: {known}"
+    resolved = resolve_names(options or {}, list(explicit), where=scorer)
+    return {**explicit, **resolved}
+
+
+def judge_for(
+    model: Any, judge_options: Mapping[str, Any], *, scorer: str, scorer_options: Sequence[str]
+) -> Judge:
+    """The judge a factory's ``model`` and leftover keyword arguments describe.
+
+    A name that is neither a judge option nor one of the scorer's own is an error naming the
+    closest of either (``semantic_treshold`` -> ``semantic_threshold``).
+
+    Raises:
+        ConfigurationError: An unknown or out-of-range option.
+    """
+    known = set(judge_option_names())
+    known |= {camel_case(name) for name in known}
+    for name in judge_options:
+        if name not in known:
+            raise unknown_option_error(
+                name, [*judge_option_names(), *scorer_options], where=scorer, hint=EXTRA_HINT
             )
-        merged[keyword] = value
-    return merged
+    return create_judge(model, **judge_options)

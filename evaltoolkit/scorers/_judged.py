@@ -1,37 +1,139 @@
-"""What the model-judged scorers share: a judge, prompt templates, and step requests."""
+"""Judged scorers: a list of steps plus a score function, answered by any judge.
+
+:class:`JudgedScorer` runs the pipeline: for each :class:`~evaltoolkit.scorers.Step` in order
+it gathers the step's inputs (or skips the step), renders the step's template, asks the judge
+and keeps the validated reply; then the score function turns the replies into a score, and the
+reason (a judge step or a function) explains it. The built-in summarization and
+answer-similarity scorers are declared this way, and :func:`create_judged_scorer` builds a
+custom one from the same public parts.
+"""
 
 from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar, Final
 
 from rapidfuzz import fuzz
 from rapidfuzz.utils import default_process
 
-from ..judge import Judge, JudgeRequest
+from ..errors import ConfigurationError
+from ..judge import Judge, JudgeConfig, JudgeRequest, create_judge
 from ..records import Stage
 from ._base import Scorer, StepTrace
 from ._prompts import PromptSet, PromptTemplate
+from ._steps import Sample, Score, Step, StepContext, as_score, numbered
 
-__all__ = ["JudgedScorer", "align_entries", "json_text", "numbered", "verdict_lines"]
+__all__ = [
+    "DEFAULT_SYSTEM_PROMPT",
+    "JudgedScorer",
+    "align_entries",
+    "create_judged_scorer",
+    "json_text",
+    "numbered",
+    "verdict_lines",
+]
 
 # How close (rapidfuzz ratio, 0-100) a judge's rewording of a question or unit must be to it.
 _REWORDED_SIMILARITY = 70
+_ITEM_TEXTS: Final = frozenset({"input", "output", "ground_truth"})
+
+DEFAULT_SYSTEM_PROMPT = """\
+You are a careful, literal evaluator. Judge only from the texts you are given, never from \
+outside knowledge, and answer with one JSON object matching the requested schema."""
+
+ScoreFunction = Callable[[StepContext], "Score | float"]
+ReasonFunction = Callable[[StepContext], str]
 
 
 class JudgedScorer(Scorer):
-    """A scorer whose steps are answered by a judge (a model, or the offline judge)."""
+    """A scorer whose steps are answered by a judge (a model, or the offline judge).
 
-    #: The task name the judge sees (the offline judge dispatches on it).
-    task: str = ""
-    #: The default templates of this scorer, by name.
-    default_prompts: Mapping[str, PromptTemplate] = {}
+    Subclasses may override :meth:`prepare` (the values every step can use, computed once
+    per item) and then name those values in :attr:`prepared_values`.
 
-    def __init__(self, *, judge: Judge, prompts: Mapping[str, str] | None) -> None:
+    Args:
+        id: The scorer's id, the key of its results.
+        steps: The judge steps, in order.
+        score: ``f(context) -> Score | float`` computing the score from the replies.
+        judge: The judge answering every step.
+        reason: A reason :class:`Step` (its reply has a ``reason`` string), a function
+            ``f(context) -> str`` (``context.score`` is set), or None for no reason.
+        prompts: Replacement templates by name (a step's name, ``reason``, ``system``).
+        system: The system message of every call.
+        description: What the scorer measures, in one line.
+
+    Raises:
+        ConfigurationError: Two steps share a name, a step uses an input nothing provides,
+            or the judge is the offline judge and a step has no offline function.
+    """
+
+    #: The names :meth:`prepare` provides.
+    prepared_values: ClassVar[frozenset[str]] = _ITEM_TEXTS
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        steps: Sequence[Step],
+        score: ScoreFunction,
+        judge: Judge,
+        reason: Step | ReasonFunction | None = None,
+        prompts: Mapping[str, str] | None = None,
+        system: str = DEFAULT_SYSTEM_PROMPT,
+        description: str = "",
+    ) -> None:
+        if not isinstance(id, str) or not id.strip():
+            raise ConfigurationError(f"a scorer id must be a non-empty string, got {id!r}")
+        self.id = id
+        self.description = description
+        self.steps = tuple(steps)
+        self.score_function = score
+        self.reason = reason
         self.judge = judge
+        self._check_parts()
+        self.default_prompts = self._templates(system)
         self._prompts = PromptSet(self.default_prompts, prompts, scorer=self.id)
+
+    def _judge_steps(self) -> list[Step]:
+        return [*self.steps, *([self.reason] if isinstance(self.reason, Step) else [])]
+
+    def _check_parts(self) -> None:
+        if not self.steps:
+            raise ConfigurationError(f"{self.id}: a judged scorer needs at least one step")
+        if not callable(self.score_function):
+            raise ConfigurationError(f"{self.id}: score must be a function of the context")
+        if self.reason is not None and not (isinstance(self.reason, Step) or callable(self.reason)):
+            raise ConfigurationError(f"{self.id}: reason must be a Step, a function or None")
+        names = [step.name for step in self._judge_steps()]
+        for step in self._judge_steps():
+            if not isinstance(step, Step):
+                raise ConfigurationError(f"{self.id}: steps must be Step objects, got {step!r}")
+            if names.count(step.name) > 1:
+                raise ConfigurationError(f"{self.id}: two steps are named {step.name!r}")
+        for position, step in enumerate(self.steps):
+            known = self.prepared_values | set(names[:position])
+            unknown = sorted(step.placeholders - known)
+            if step.inputs is None and unknown:
+                raise ConfigurationError(
+                    f"{self.id}: step {step.name!r} uses {', '.join(unknown)}, which neither the "
+                    f"item ({', '.join(sorted(self.prepared_values))}) nor an earlier step "
+                    "provides; give the step inputs=..."
+                )
+        if self.judge.offline:
+            unanswerable = [step.name for step in self._judge_steps() if step.offline is None]
+            if unanswerable:
+                raise ConfigurationError(
+                    f"{self.id}: the offline judge cannot answer step(s) "
+                    f"{', '.join(unanswerable)}, which have no offline function; give each "
+                    "step offline=... or use a model judge (model='provider/name')"
+                )
+
+    def _templates(self, system: str) -> dict[str, PromptTemplate]:
+        templates = {"system": PromptTemplate("system", system, frozenset(), "system message")}
+        templates.update({step.name: step.template() for step in self._judge_steps()})
+        return templates
 
     @property
     def judge_model(self) -> str:
@@ -55,35 +157,142 @@ class JudgedScorer(Scorer):
         )
         return clone
 
+    def prepare(self, sample: Sample) -> dict[str, Any]:
+        """The values every step of an item may use: the item's texts, by default.
+
+        Raises:
+            InputError: A text field is missing or of the wrong type.
+        """
+        return {
+            "input": sample.input_text,
+            "output": sample.output_text,
+            "ground_truth": sample.ground_truth_text,
+        }
+
+    async def _score(self, item: Sample, trace: StepTrace) -> Score:
+        values = self.prepare(item)
+        replies: dict[str, Mapping[str, Any]] = {}
+        for position, step in enumerate(self.steps):
+            inputs = step.inputs_for(StepContext(item, values, replies))
+            if inputs is None:
+                continue
+            stage: Stage = "preprocess" if position == 0 else "analyze"
+            replies[step.name] = await self.ask(trace, step, stage, inputs)
+        trace.step = "score"
+        score = as_score(self.score_function(StepContext(item, values, replies)), scorer=self.id)
+        if score.preprocess_step_result is None and score.analyze_step_result is None:
+            first = self.steps[0].name
+            score.preprocess_step_result = {first: replies[first]} if first in replies else None
+            later = {name: reply for name, reply in replies.items() if name != first}
+            score.analyze_step_result = later or None
+        scored_context = StepContext(item, values, replies, score)
+        if isinstance(self.reason, Step):
+            inputs = self.reason.inputs_for(scored_context)
+            if inputs is not None:
+                reply = await self.ask(trace, self.reason, "reason", inputs)
+                score.reason = str(reply.get("reason", ""))
+        elif self.reason is not None:
+            trace.step = "reason"
+            score.reason = str(self.reason(scored_context))
+        return score
+
     async def ask(
-        self,
-        trace: StepTrace,
-        *,
-        step: str,
-        stage: Stage,
-        schema: Mapping[str, Any],
-        prompt_values: Mapping[str, Any],
-        variables: Mapping[str, Any],
+        self, trace: StepTrace, step: Step, stage: Stage, inputs: Mapping[str, Any]
     ) -> dict[str, Any]:
         """Render the step's template, send it to the judge and return the reply object."""
+        trace.step = step.name
         messages = (
             {"role": "system", "content": self._prompts.render("system")},
-            {"role": "user", "content": self._prompts.render(step, **prompt_values)},
+            {"role": "user", "content": step.render(self._prompts.template(step.name), inputs)},
         )
         request = JudgeRequest(
-            task=self.task,
-            step=step,
+            step=step.name,
             stage=stage,
             messages=messages,
-            schema=schema,
-            variables=variables,
+            schema=step.schema,
+            inputs=inputs,
+            offline=None if step.offline is None else _OfflineCall(step),
+            max_tokens=step.max_tokens,
         )
         return await trace.ask(self.judge, request)
 
 
-def numbered(texts: Sequence[str]) -> str:
-    """Render texts as a numbered list, one per line."""
-    return "\n".join(f"{position}. {text}" for position, text in enumerate(texts, start=1))
+class _OfflineCall:
+    """Calls a step's offline function with the request's inputs as keyword arguments."""
+
+    __slots__ = ("step",)
+
+    def __init__(self, step: Step) -> None:
+        self.step = step
+
+    def __call__(self, **inputs: Any) -> Mapping[str, Any]:
+        return self.step.answer_offline(inputs)
+
+
+def create_judged_scorer(
+    *,
+    id: str,
+    steps: Sequence[Step],
+    score: ScoreFunction,
+    reason: Step | ReasonFunction | None = None,
+    model: str | Judge | JudgeConfig | None = None,
+    prompts: Mapping[str, str] | None = None,
+    system: str = DEFAULT_SYSTEM_PROMPT,
+    description: str = "",
+    **judge_options: Any,
+) -> JudgedScorer:
+    """Build your own judged scorer from steps, a score function and a reason.
+
+    It runs under ``run_evals``, caches and retries judge calls, records each step's reply,
+    prompt and raw model reply, shows in the ResultBrowser, and takes ``with_prompts`` in the
+    PromptTuner, like the built-in scorers.
+
+    Args:
+        id: The scorer's id, the key of its results.
+        steps: The judge steps, in order (see :class:`~evaltoolkit.Step`).
+        score: ``f(context) -> float | Score``; ``context.replies[step_name]`` is each step's
+            validated reply, ``context.sample`` the item.
+        reason: A reason :class:`~evaltoolkit.Step` whose reply has a ``reason`` string (its
+            template may use ``{{score}}``, the score's details and the steps' replies), a
+            function ``f(context) -> str``, or None.
+        model: A litellm model string, a :class:`~evaltoolkit.JudgeConfig`, a judge, or None
+            / ``"offline"`` for the offline judge (every step then needs ``offline=``).
+        prompts: Replacement templates by name.
+        system: The system message of every call.
+        description: What the scorer measures, in one line.
+        **judge_options: Judge options (``api_base``, ``temperature``, ``cache``, ...).
+
+    Raises:
+        ConfigurationError: A bad step, an unknown judge option, or a step without an offline
+            function under the offline judge.
+
+    Example:
+        >>> import evaltoolkit as et
+        >>> cites = et.Step(
+        ...     name="cites",
+        ...     prompt="Does the ANSWER cite a source (a URL or a named document)?\n"
+        ...            "ANSWER: {{output}}\nReply with JSON: {\"cites\": true}",
+        ...     schema={"type": "object", "properties": {"cites": {"type": "boolean"}},
+        ...             "required": ["cites"], "additionalProperties": False},
+        ...     offline=lambda output: {"cites": "http" in output or "according to" in output},
+        ... )
+        >>> scorer = et.create_judged_scorer(
+        ...     id="cites-source", steps=[cites],
+        ...     score=lambda context: 1.0 if context.replies["cites"]["cites"] else 0.0)
+        >>> scorer.run(input="Q?", output="According to the 2020 census, 8 million.").score
+        1.0
+    """
+    judge = create_judge(model, **judge_options)
+    return JudgedScorer(
+        id=id,
+        steps=steps,
+        score=score,
+        judge=judge,
+        reason=reason,
+        prompts=prompts,
+        system=system,
+        description=description,
+    )
 
 
 def verdict_lines(verdicts: Sequence[Mapping[str, Any]], text_key: str, flag_key: str) -> str:

@@ -1,7 +1,7 @@
 """Reasons written from verdicts without a model.
 
-The offline judge answers the reason steps with these, and a scorer created with
-``reason="template"`` uses them to skip the reason call.
+The reason steps' offline functions answer with these, and a summarization scorer created
+with ``reason="template"`` uses them to skip the reason call.
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ def summarization_reason(
     decided_by: str,
     claims: Sequence[Mapping[str, Any]],
     coverage: Sequence[Mapping[str, Any]],
-    questions: Sequence[str],
 ) -> str:
     """Explain a summarization score: the deciding axis, what lay behind it, both axis scores.
 
@@ -38,23 +37,22 @@ def summarization_reason(
         coverage_score: Answered questions over questions.
         decided_by: ``"alignment"``, ``"coverage"`` or ``"tie"``.
         claims: The claim verdicts (``claim``, ``supported``, ``reason``).
-        coverage: The coverage verdicts (``question``, ``answered``, ``reason``).
-        questions: The questions that counted.
+        coverage: The coverage verdicts (``question``, ``answered``, ``reason``), one per
+            question that counted.
 
     Example:
         >>> summarization_reason(score=0.5, alignment_score=0.5, coverage_score=1.0,
-        ...     decided_by="alignment", questions=["Q?"],
+        ...     decided_by="alignment",
         ...     claims=[{"claim": "A", "supported": True}, {"claim": "B", "supported": False}],
         ...     coverage=[{"question": "Q?", "answered": True}])[:47]
         'The score is 0.5, decided by alignment (0.50): '
     """
     unsupported = [str(claim["claim"]) for claim in claims if not claim.get("supported")]
-    answered = {str(verdict["question"]) for verdict in coverage if verdict.get("answered")}
-    unanswered = [question for question in questions if question not in answered]
+    unanswered = [str(verdict["question"]) for verdict in coverage if not verdict.get("answered")]
     axes = f"alignment {alignment_score:.2f}, coverage {coverage_score:.2f}"
     if not claims:
         return f"The score is 0: the summary makes no claim that could be judged ({axes})."
-    if not questions:
+    if not coverage:
         return f"The score is 0: no question could be drawn from the source ({axes})."
     alignment_note = (
         f"{len(unsupported)} of {len(claims)} claims are not supported by the source: "
@@ -63,10 +61,10 @@ def summarization_reason(
         else f"all {len(claims)} claims are supported by the source"
     )
     coverage_note = (
-        f"the summary leaves {len(unanswered)} of {len(questions)} questions about the source "
+        f"the summary leaves {len(unanswered)} of {len(coverage)} questions about the source "
         f"unanswered: {_quoted(unanswered)}"
         if unanswered
-        else f"the summary answers all {len(questions)} questions about the source"
+        else f"the summary answers all {len(coverage)} questions about the source"
     )
     if decided_by == "alignment":
         return (

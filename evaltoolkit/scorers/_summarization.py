@@ -13,23 +13,29 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from ..errors import ConfigurationError, InputError
-from ..judge import Judge, create_judge
-from ..messages import input_text, output_text
-from ._base import Scored, ScoringItem, StepTrace, check_scale, merge_options
-from ._judged import JudgedScorer, align_entries, numbered, verdict_lines
+from ..judge import Judge, JudgeConfig
+from ..messages import input_text
+from ._base import check_scale, judge_for, merge_options
+from ._judged import JudgedScorer, align_entries, verdict_lines
+from ._offline import judge_coverage, judge_source
 from ._reasons import summarization_reason
+from ._steps import Sample, Score, Step, StepContext, significant, two_decimals
 from ._summarization_prompts import (
+    COVERAGE,
     COVERAGE_SCHEMA,
-    PROMPTS,
+    REASON,
     REASON_SCHEMA,
+    SOURCE_JUDGEMENT,
     SOURCE_JUDGEMENT_SCHEMA,
+    SYSTEM,
 )
 
-__all__ = ["SummarizationScorer", "create_summarization_scorer"]
+__all__ = ["SummarizationScorer", "create_summarization_scorer", "deciding_axis"]
 
 SourceExtractor = Callable[[Any, Any], str]
 ReasonMode = Literal["model", "template"]
@@ -64,13 +70,79 @@ def deciding_axis(alignment: float, coverage: float) -> str:
     return "tie"
 
 
+def _questions(context: StepContext) -> list[str]:
+    drawn = context.replies["source_judgement"]["questions"]
+    return [str(question) for question in drawn][: int(context.values["max_questions"])]
+
+
+def _coverage_inputs(context: StepContext) -> dict[str, Any] | None:
+    questions = _questions(context)
+    if not questions:
+        return None  # nothing to ask: coverage is 0 without a call
+    return {"summary": context.values["summary"], "questions": questions}
+
+
+def _reason_inputs(context: StepContext) -> dict[str, Any]:
+    score = context.score
+    assert score is not None and score.preprocess_step_result is not None
+    assert score.analyze_step_result is not None
+    return {
+        "score": score.value,
+        "alignment_score": score.details["alignment_score"],
+        "coverage_score": score.details["coverage_score"],
+        "decided_by": score.details["decided_by"],
+        "claims": score.preprocess_step_result["alignment"],
+        "coverage": score.analyze_step_result["coverage"],
+    }
+
+
+def _offline_reason(**inputs: Any) -> dict[str, str]:
+    return {"reason": summarization_reason(**inputs)}
+
+
+def _template_reason(context: StepContext) -> str:
+    return summarization_reason(**_reason_inputs(context))
+
+
+#: Step 1, sees source and summary: claim verdicts, and questions drawn from the source.
+SOURCE_JUDGEMENT_STEP = Step(
+    name="source_judgement",
+    prompt=SOURCE_JUDGEMENT,
+    schema=SOURCE_JUDGEMENT_SCHEMA,
+    offline=judge_source,
+    description="step 1, sees source and summary: claim verdicts and questions from the source",
+)
+#: Step 2, never sees the source: each question answered from the summary alone.
+COVERAGE_STEP = Step(
+    name="coverage",
+    prompt=COVERAGE,
+    schema=COVERAGE_SCHEMA,
+    offline=judge_coverage,
+    inputs=_coverage_inputs,
+    description="step 2, never sees the source: each question answered from the summary alone",
+)
+#: Step 3: the explanation naming the deciding axis.
+REASON_STEP = Step(
+    name="reason",
+    prompt=REASON,
+    schema=REASON_SCHEMA,
+    offline=_offline_reason,
+    inputs=_reason_inputs,
+    formats={
+        "score": significant,
+        "alignment_score": two_decimals,
+        "coverage_score": two_decimals,
+        "claims": functools.partial(verdict_lines, text_key="claim", flag_key="supported"),
+        "coverage": functools.partial(verdict_lines, text_key="question", flag_key="answered"),
+    },
+    description="step 3: the explanation naming the deciding axis",
+)
+
+
 class SummarizationScorer(JudgedScorer):
     """Scores a summary by the lower of its alignment and coverage (see the module docstring)."""
 
-    id = "summarization"
-    task = "summarization"
-    description = "min(alignment, coverage) of a summary against its source"
-    default_prompts = PROMPTS
+    prepared_values = frozenset({"source", "summary", "max_questions"})
 
     def __init__(
         self,
@@ -83,7 +155,6 @@ class SummarizationScorer(JudgedScorer):
         reason: ReasonMode = "model",
         prompts: Mapping[str, str] | None = None,
     ) -> None:
-        super().__init__(judge=judge, prompts=prompts)
         if isinstance(max_questions, bool) or not isinstance(max_questions, int):
             raise ConfigurationError(
                 f"summarization: max_questions must be an integer >= 1, got {max_questions!r}"
@@ -108,8 +179,18 @@ class SummarizationScorer(JudgedScorer):
         self.max_questions = max_questions
         self.scale = check_scale(scale)
         self.reason_mode: ReasonMode = reason
+        super().__init__(
+            id="summarization",
+            steps=(SOURCE_JUDGEMENT_STEP, COVERAGE_STEP),
+            score=self.score_replies,
+            judge=judge,
+            reason=REASON_STEP if reason == "model" else _template_reason,
+            prompts=prompts,
+            system=SYSTEM,
+            description="min(alignment, coverage) of a summary against its source",
+        )
 
-    def _source_text(self, item: ScoringItem) -> str:
+    def _source_text(self, item: Sample) -> str:
         if self.source_extractor is not None:
             try:
                 extracted = self.source_extractor(item.input, item.output)
@@ -139,111 +220,51 @@ class SummarizationScorer(JudgedScorer):
             )
         return text
 
-    async def _score(self, item: ScoringItem, trace: StepTrace) -> Scored:
-        summary = output_text(item.output, field="output", item_id=item.item_id)
-        source = self._source_text(item)
+    def prepare(self, sample: Sample) -> dict[str, Any]:
+        """The summary, the source it is judged against, and the question budget."""
+        summary = sample.output_text
+        return {
+            "source": self._source_text(sample),
+            "summary": summary,
+            "max_questions": self.max_questions,
+        }
 
-        judgement = await self.ask(
-            trace,
-            step="source_judgement",
-            stage="preprocess",
-            schema=SOURCE_JUDGEMENT_SCHEMA,
-            prompt_values={
-                "source": source,
-                "summary": summary,
-                "max_questions": self.max_questions,
-            },
-            variables={"source": source, "summary": summary, "max_questions": self.max_questions},
-        )
+    def score_replies(self, context: StepContext) -> Score:
+        """Alignment and coverage from the two steps' replies; the lower one, scaled."""
         claims: list[dict[str, Any]] = [
             {
                 "claim": str(claim.get("claim", "")),
                 "supported": bool(claim.get("supported")),
                 "reason": str(claim.get("reason", "")),
             }
-            for claim in judgement["claims"]
+            for claim in context.replies["source_judgement"]["claims"]
         ]
-        questions = [str(question) for question in judgement["questions"]][: self.max_questions]
-
-        coverage: list[dict[str, Any]] = []
-        if questions:
-            reply = await self.ask(
-                trace,
-                step="coverage",
-                stage="analyze",
-                schema=COVERAGE_SCHEMA,
-                prompt_values={"summary": summary, "questions": numbered(questions)},
-                variables={"summary": summary, "questions": questions},
-            )
-            coverage = align_verdicts(questions, reply["verdicts"])
-
+        questions = _questions(context)
+        verdicts = context.replies.get("coverage", {}).get("verdicts", [])
+        coverage = align_verdicts(questions, verdicts) if questions else []
         supported = sum(1 for claim in claims if claim["supported"])
         answered = sum(1 for verdict in coverage if verdict["answered"])
         alignment_score = supported / len(claims) if claims else 0.0
         coverage_score = answered / len(questions) if questions else 0.0
-        score = min(alignment_score, coverage_score) * self.scale
-        decided_by = deciding_axis(alignment_score, coverage_score)
-
-        reason_inputs: dict[str, Any] = {
-            "score": score,
-            "alignment_score": alignment_score,
-            "coverage_score": coverage_score,
-            "decided_by": decided_by,
-            "claims": claims,
-            "coverage": coverage,
-            "questions": questions,
-        }
-        if self.reason_mode == "template":
-            reason = summarization_reason(**reason_inputs)
-        else:
-            reason_reply = await self.ask(
-                trace,
-                step="reason",
-                stage="reason",
-                schema=REASON_SCHEMA,
-                prompt_values={
-                    "score": f"{score:.3g}",
-                    "alignment_score": f"{alignment_score:.2f}",
-                    "coverage_score": f"{coverage_score:.2f}",
-                    "decided_by": decided_by,
-                    "claims": verdict_lines(claims, "claim", "supported"),
-                    "coverage": verdict_lines(coverage, "question", "answered"),
-                },
-                variables=reason_inputs,
-            )
-            reason = str(reason_reply["reason"])
-
-        return Scored(
-            score=score,
-            reason=reason,
+        return Score(
+            value=min(alignment_score, coverage_score) * self.scale,
             preprocess_step_result={"alignment": claims, "questions": questions},
             analyze_step_result={"coverage": coverage},
             details={
                 "alignment_score": alignment_score,
                 "coverage_score": coverage_score,
-                "decided_by": decided_by,
+                "decided_by": deciding_axis(alignment_score, coverage_score),
                 "claims": len(claims),
                 "unsupported_claims": len(claims) - supported,
                 "questions": len(questions),
                 "unanswered_questions": len(questions) - answered,
+                "source": context.values["source"],
             },
         )
 
 
-_OPTION_NAMES = {
-    "source": "source",
-    "sourceExtractor": "source_extractor",
-    "source_extractor": "source_extractor",
-    "maxQuestions": "max_questions",
-    "max_questions": "max_questions",
-    "scale": "scale",
-    "reason": "reason",
-    "prompts": "prompts",
-}
-
-
 def create_summarization_scorer(
-    model: str | Judge | None = None,
+    model: str | Judge | JudgeConfig | None = None,
     *,
     source: str | None = None,
     source_extractor: SourceExtractor | None = None,
@@ -258,8 +279,8 @@ def create_summarization_scorer(
 
     Args:
         model: A litellm model string (``"openai/gpt-4o-mini"``, ``"ollama/llama3"``, or
-            ``"openai/<name>"`` with ``api_base``), or None / ``"offline"`` for the built-in
-            judge (no key, no network).
+            ``"openai/<name>"`` with ``api_base``), a :class:`~evaltoolkit.JudgeConfig`, or
+            None / ``"offline"`` for the built-in judge (no key, no network).
         source: The text to judge summaries against. By default, the first user message of
             each item's input.
         source_extractor: ``f(input, output) -> str`` returning the source; wins over
@@ -273,12 +294,13 @@ def create_summarization_scorer(
             ``reason``, ``system``); see ``scorer.prompts`` for the ones in use.
         options: Reference-style options (``source``, ``sourceExtractor``, ``maxQuestions``,
             ``scale``); its entries win over the keyword arguments.
-        **judge_options: Passed to the judge: ``api_base``, ``api_key``, ``temperature``
-            (default 0), ``seed``, ``timeout``, ``max_retries``, ``concurrency``, ``cache``,
-            and any other litellm keyword argument.
+        **judge_options: Judge options (see :class:`~evaltoolkit.JudgeConfig`): ``api_base``,
+            ``api_key``, ``temperature`` (default 0), ``max_tokens``, ``timeout``,
+            ``max_retries``, ``concurrency``, ``cache``, ``structured_output``, ``extra``.
 
     Raises:
-        ConfigurationError: ``max_questions`` < 1, a bad option, or a bad prompt override.
+        ConfigurationError: ``max_questions`` < 1, an unknown option (the message names the
+            closest valid one), or a bad prompt override.
 
     Example:
         >>> scorer = create_summarization_scorer(reason="template")
@@ -299,7 +321,7 @@ def create_summarization_scorer(
             "prompts": prompts,
         },
         options,
-        _OPTION_NAMES,
         scorer="summarization",
     )
-    return SummarizationScorer(judge=create_judge(model, **judge_options), **merged)
+    judge = judge_for(model, judge_options, scorer="summarization", scorer_options=list(merged))
+    return SummarizationScorer(judge=judge, **merged)

@@ -7,9 +7,17 @@ placeholder on purpose: the coverage call must never see the source.
 
 from __future__ import annotations
 
-from ._prompts import PromptTemplate, json_object
+from ._prompts import json_object
 
-__all__ = ["COVERAGE_SCHEMA", "PROMPTS", "REASON_SCHEMA", "SOURCE_JUDGEMENT_SCHEMA"]
+__all__ = [
+    "COVERAGE",
+    "COVERAGE_SCHEMA",
+    "REASON",
+    "REASON_SCHEMA",
+    "SOURCE_JUDGEMENT",
+    "SOURCE_JUDGEMENT_SCHEMA",
+    "SYSTEM",
+]
 
 SYSTEM = """\
 You are a careful, literal evaluator of summaries. Judge only from the texts you are given, \
@@ -72,34 +80,6 @@ QUESTIONS (answered by the summary or not):
 {{coverage}}
 
 Reply with JSON: {"reason": "..."}"""
-
-PROMPTS = {
-    template.name: template
-    for template in (
-        PromptTemplate("system", SYSTEM, frozenset(), "system message of every call"),
-        PromptTemplate(
-            "source_judgement",
-            SOURCE_JUDGEMENT,
-            frozenset({"source", "summary", "max_questions"}),
-            "step 1, sees source and summary: claim verdicts and questions from the source",
-        ),
-        PromptTemplate(
-            "coverage",
-            COVERAGE,
-            frozenset({"summary", "questions"}),
-            "step 2, never sees the source: each question answered from the summary alone",
-        ),
-        PromptTemplate(
-            "reason",
-            REASON,
-            frozenset(
-                {"score", "alignment_score", "coverage_score", "decided_by", "claims", "coverage"}
-            ),
-            "step 3: the explanation naming the deciding axis",
-        ),
-    )
-}
-
 
 SOURCE_JUDGEMENT_SCHEMA = json_object(
     {

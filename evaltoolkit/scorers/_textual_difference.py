@@ -22,7 +22,8 @@ from typing import Any, Literal
 from rapidfuzz.distance import LCSseq, Levenshtein
 
 from ..messages import input_text, output_text
-from ._base import Scored, Scorer, ScoringItem, StepTrace, check_scale, merge_options
+from ._base import Scorer, StepTrace, check_scale, merge_options
+from ._steps import Sample, Score
 
 __all__ = [
     "TextDifference",
@@ -62,7 +63,7 @@ def compare_texts(a: str, b: str) -> TextDifference:
     )
 
 
-def _reference_text(item: ScoringItem) -> tuple[str, Literal["ground_truth", "input"]]:
+def _reference_text(item: Sample) -> tuple[str, Literal["ground_truth", "input"]]:
     if item.ground_truth is not None:
         return output_text(item.ground_truth, field="ground_truth", item_id=item.item_id), (
             "ground_truth"
@@ -79,7 +80,7 @@ class TextualDifferenceScorer(Scorer):
     def __init__(self, *, scale: float = 1.0) -> None:
         self.scale = check_scale(scale)
 
-    async def _score(self, item: ScoringItem, trace: StepTrace) -> Scored:
+    async def _score(self, item: Sample, trace: StepTrace) -> Score:
         output = output_text(item.output, field="output", item_id=item.item_id)
         reference, reference_field = _reference_text(item)
         trace.step = "analyze"
@@ -92,10 +93,7 @@ class TextualDifferenceScorer(Scorer):
             f"change{'s' if difference.changes != 1 else ''}, length difference "
             f"{difference.length_diff:.1%} (confidence {difference.confidence:.3f})."
         )
-        return Scored(score=score, reason=reason, analyze_step_result=analysis, details=analysis)
-
-
-_OPTION_NAMES = {"scale": "scale"}
+        return Score(score, reason=reason, analyze_step_result=analysis, details=analysis)
 
 
 def create_textual_difference_scorer(
@@ -117,5 +115,5 @@ def create_textual_difference_scorer(
         >>> result.score, result.analyze_step_result["reference"]
         (1.0, 'ground_truth')
     """
-    merged = merge_options({"scale": scale}, options, _OPTION_NAMES, scorer="textual-difference")
+    merged = merge_options({"scale": scale}, options, scorer="textual-difference")
     return TextualDifferenceScorer(**merged)

@@ -24,7 +24,7 @@ from ..errors import ConfigurationError
 from ..records import EvalResult
 from ._base import View, ipywidgets
 from ._detail import claims_section, error_section, judge_calls_section, questions_section
-from ._rows import ResultRow, result_rows
+from ._rows import ResultRow, judged_another_source, result_rows
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -323,14 +323,16 @@ class ResultBrowser(View):
                 )
             )
         blocks = [text_block("Input", _text(row.input)), text_block("Output", _text(row.output))]
+        other_source = judged_another_source(row)
         if row.source is not None:
-            # The scorer judged this text (chosen by source= or source_extractor=), not the
-            # input: show it as the source, and the input collapsed.
-            blocks[0] = text_block("Source (the text judged)", row.source)
+            # Show the text the scorer judged as the source; when source= or source_extractor=
+            # chose another text than the input's, say so and keep the input, collapsed.
+            label = "Source (the text judged)" if other_source else "Source"
+            blocks[0] = text_block(label, row.source)
         if row.ground_truth is not None:
             blocks.append(text_block("Ground truth", _text(row.ground_truth)))
         parts.append(side_by_side(*blocks))
-        if row.source is not None:
+        if other_source:
             parts.append(details_block("Input", _text(row.input)))
         if row.preprocess and "alignment" in row.preprocess:
             parts.extend([claims_section(row), questions_section(row)])

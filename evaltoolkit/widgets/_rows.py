@@ -18,7 +18,13 @@ from ..records import EvalResult, ItemResult, ScoreResult, as_eval_result
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["ResultRow", "result_rows", "source_text", "summary_text"]
+__all__ = [
+    "ResultRow",
+    "judged_another_source",
+    "result_rows",
+    "source_text",
+    "summary_text",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +148,14 @@ def _text(value: Any) -> str:
     return "" if value is None else str(value)
 
 
+def _input_source(row: ResultRow) -> str:
+    """The input's first user message: the source the summarization scorer reads by default."""
+    try:
+        return input_text(row.input)
+    except InputError:
+        return _text(row.input)
+
+
 def source_text(row: ResultRow) -> str:
     """The source document of a summarization row.
 
@@ -149,12 +163,12 @@ def source_text(row: ResultRow) -> str:
     ``source_extractor=`` may have chosen another text than the input), else the input's
     first user message, as the scorer reads it by default.
     """
-    if row.source is not None:
-        return row.source
-    try:
-        return input_text(row.input)
-    except InputError:
-        return _text(row.input)
+    return row.source if row.source is not None else _input_source(row)
+
+
+def judged_another_source(row: ResultRow) -> bool:
+    """Whether the scorer judged a source other than the input's (``source_extractor=``)."""
+    return row.source is not None and row.source != _input_source(row)
 
 
 def summary_text(row: ResultRow) -> str:

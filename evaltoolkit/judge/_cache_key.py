@@ -1,0 +1,89 @@
+"""The key under which a judge call's reply is cached: everything that shapes the request.
+
+sha256 over the model, the server, the step, the sampling parameters, the form in which JSON
+was asked for, the schema and the messages. Never over a credential: options whose name says
+they carry one (``api_key``, ``extra_headers``, ...) stay out, so changing a key keeps the
+cache, and the cache file holds no secret.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from ._parse import schema_fingerprint
+from ._secrets import is_secret_name
+
+__all__ = ["CACHE_FORMAT_VERSION", "call_key", "canonical_json", "key_parameters"]
+
+# Bump when the cached value's meaning or the key's recipe changes, so old entries stop matching.
+CACHE_FORMAT_VERSION: Final = 2
+
+
+def _json_default(value: object) -> str:
+    # Objects without a JSON form (clients, sessions) enter the key by type, never by address.
+    return f"<{type(value).__module__}.{type(value).__qualname__}>"
+
+
+def canonical_json(value: object) -> str:
+    """Compact JSON with sorted keys, objects without a JSON form written as their type.
+
+    Example:
+        >>> canonical_json({"b": 1, "a": [1, 2]})
+        '{"a":[1,2],"b":1}'
+    """
+    return json.dumps(
+        value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=_json_default
+    )
+
+
+def key_parameters(
+    *, temperature: float | None, seed: int | None, max_tokens: int | None, extra: Mapping[str, Any]
+) -> str:
+    """The request parameters that enter the key, secrets left out, as canonical JSON.
+
+    Example:
+        >>> key_parameters(temperature=0.0, seed=None, max_tokens=None,
+        ...                extra={"top_p": 0.9, "extra_headers": {"X-Key": "secret"}})
+        '{"max_tokens":null,"options":{"top_p":0.9},"seed":null,"temperature":0.0}'
+    """
+    public = {name: value for name, value in extra.items() if not is_secret_name(name)}
+    return canonical_json(
+        {"temperature": temperature, "seed": seed, "max_tokens": max_tokens, "options": public}
+    )
+
+
+def call_key(
+    *,
+    model: str,
+    api_base: str | None,
+    step: str,
+    parameters: str,
+    form: str,
+    schema: Mapping[str, Any],
+    messages: Sequence[Mapping[str, Any]],
+) -> str:
+    """The cache key of one call: sha256 over everything that shapes the request.
+
+    Example:
+        >>> key = call_key(model="m", api_base=None, step="s", parameters="{}", form="off",
+        ...                schema={"type": "object"}, messages=[{"role": "user", "content": "x"}])
+        >>> len(key)
+        64
+    """
+    digest = hashlib.sha256()
+    for part in (
+        f"evaltoolkit-judge-cache/{CACHE_FORMAT_VERSION}",
+        model,
+        api_base or "",
+        step,
+        parameters,
+        form,
+        schema_fingerprint(schema),
+        canonical_json([dict(message) for message in messages]),
+    ):
+        digest.update(part.encode())
+        digest.update(b"\x1f")
+    return digest.hexdigest()
