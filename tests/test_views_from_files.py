@@ -15,7 +15,7 @@ import evaltoolkit as et
 from evaltoolkit import EvalResult, ItemResult, ModelCall, ScoreResult, StepError, read_results
 from evaltoolkit.errors import JudgeReplyError
 from evaltoolkit.judge import JudgeReply, JudgeRequest, OfflineJudge
-from evaltoolkit.plots import axis_points, axis_scatter, score_histograms
+from evaltoolkit.plots import axis_points, axis_scatter, score_histograms, score_vs_label
 from evaltoolkit.widgets import AxisExplorer, ResultBrowser
 
 SCRIPT = "<script>alert(1)</script>"
@@ -151,6 +151,15 @@ def test_the_plots_draw_a_saved_run_as_they_drew_the_run(run: EvalResult, saved:
         "summarization (16 scored, 2 failed)",
         "textual-difference (17 scored, 1 failed)",
     ]
+
+    def against_labels(result: EvalResult) -> list[str]:
+        frame = result.to_frame()
+        frame = frame[frame["scorer"] == "summarization"]
+        figure = score_vs_label(frame, ["alignment_score", "coverage_score"], "human_score")
+        return [ax.get_title() for ax in figure.axes]
+
+    assert against_labels(again) == against_labels(run)
+    assert against_labels(again)[0].startswith("alignment_score vs human_score: Spearman")
 
 
 def _judged_source_run() -> EvalResult:
