@@ -35,7 +35,17 @@ from .errors import (
 )
 from .judge import JudgeConfig, create_judge
 from .messages import ToolResult, extract_tool_results
-from .records import EvalResult, ItemResult, ModelCall, ScoreResult, ScoreSummary, StepError, Usage
+from .meta import compare_judges
+from .records import (
+    EvalResult,
+    ItemResult,
+    ModelCall,
+    ScoreResult,
+    ScoreSummary,
+    StepError,
+    Usage,
+    read_results,
+)
 from .runner import arun_evals, ascore_frame, run_evals, score_frame
 from .scorers import (
     Sample,
@@ -78,6 +88,7 @@ __all__ = [
     "__version__",
     "arun_evals",
     "ascore_frame",
+    "compare_judges",
     "create_answer_similarity_scorer",
     "create_judge",
     "create_judged_scorer",
@@ -85,6 +96,7 @@ __all__ = [
     "create_summarization_scorer",
     "create_textual_difference_scorer",
     "extract_tool_results",
+    "read_results",
     "run_evals",
     "score_frame",
 ]

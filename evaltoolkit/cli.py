@@ -2,7 +2,9 @@
 
 evaltoolkit demo                      score the bundled demo data with the offline judge
 evaltoolkit run FILE --scorer NAME    score a .jsonl/.json/.csv/.tsv/.parquet file
-evaltoolkit meta-eval FILE --task T   agreement of a judge with human labels
+evaltoolkit meta-eval FILE --task T   agreement of a judge with human labels (several
+                                      --model options: a leaderboard of judges)
+evaltoolkit report RESULTS -o FILE    a self-contained HTML report of saved results
 evaltoolkit cache info|prune|clear    look after the judge cache
 
 Every check that can fail (flags, columns, the output path) runs before any scoring, so a
@@ -463,6 +465,195 @@ def _meta_eval(args: argparse.Namespace) -> int:
     return _exit_status(evaluation.result, str(args.file))
 
 
+def _add_meta_eval_judge_arguments(parser: argparse.ArgumentParser) -> None:
+    """The judge options of meta-eval: those of every command, with --model repeatable.
+
+    The parser resolves conflicting options, so this --model replaces the shared one.
+    """
+    _add_judge_arguments(parser)
+    parser.add_argument(
+        "--model",
+        action="append",
+        default=None,
+        help="litellm model string of a judge (default: the offline judge, also named "
+        "'offline'); repeat it to rank several judges in a leaderboard. API keys are read from "
+        "the provider's environment variable",
+    )
+    parser.add_argument(
+        "--report",
+        default=None,
+        help="write an HTML report of the scored runs (with the leaderboard for several judges)",
+    )
+
+
+def _judge_names(models: list[str]) -> list[str]:
+    names: list[str] = []
+    for model in models:
+        name, copy = model, 2
+        while name in names:
+            name, copy = f"{model} #{copy}", copy + 1
+        names.append(name)
+    return names
+
+
+def _print_leaderboard(board: Any, *, file: Any, items: int) -> None:
+    attrs = board.attrs
+    metric = str(attrs["metric"]).replace("_per_group", f" per {attrs.get('group')}")
+    print(f"{file}: {items} labelled items, {len(board)} judges")
+    print(
+        f"leaderboard: agreement with {attrs['label']!r} ({attrs['task']}, score "
+        f"{attrs['score']!r}, {metric}; 95% bootstrap intervals)"
+    )
+    width = max(len("judge"), *(len(str(name)) for name in board["judge"]))
+    print(
+        f"  {'rank':>4}  {'judge':<{width}}  {'agreement':>9}  {'interval':<17}  "
+        f"{'scored':>6}  {'failed':>6}  {'tokens':>9}  {'cost':>9}  latency"
+    )
+    for row in board.to_dict(orient="records"):
+        interval = (
+            "n/a" if math.isnan(row["ci_low"]) else f"[{row['ci_low']: .3f}, {row['ci_high']: .3f}]"
+        )
+        tokens = row["tokens"]
+        cost = row["cost"]
+        print(
+            f"  {row['rank']:>4}  {row['judge']:<{width}}  {row['agreement']:>9.3f}  "
+            f"{interval:<17}  {row['scored']:>6}  {row['failed']:>6}  "
+            f"{'n/a' if tokens is None or tokens != tokens else int(tokens):>9}  "
+            f"{'unknown' if cost is None or cost != cost else f'${cost:.4f}':>9}  "
+            f"{row['mean_latency_s']:.3f} s"
+        )
+    pairwise = list(attrs.get("pairwise") or [])
+    if pairwise:
+        print("pairwise agreement of the judges' scores (Spearman, Kendall):")
+        for pair in pairwise:
+            print(
+                f"  {pair['judge_a']} ~ {pair['judge_b']}: {pair['spearman']:.3f}, "
+                f"{pair['kendall']:.3f} (n={pair['n']})"
+            )
+
+
+def _meta_judges(args: argparse.Namespace, models: list[str]) -> dict[str, Any]:
+    """One scorer per --model, named by its model; the offline one takes shared options only."""
+    args.model = None
+    options = _judge_options(args)
+    del options["model"]
+    extra = {"reason": "template"} if args.task == "summarization" else {}
+    shared = {key: value for key, value in options.items() if key in ("cache", "concurrency")}
+    return {
+        name: create_scorer(
+            args.task, model=model, **extra, **(shared if model == "offline" else options)
+        )
+        for name, model in zip(_judge_names(models), models, strict=True)
+    }
+
+
+def _meta_eval_judges(args: argparse.Namespace) -> int:
+    """meta-eval with zero, one or several --model options (and --report)."""
+    models: list[str] = list(args.model or [])
+    if len(models) <= 1 and not args.report:
+        args.model = models[0] if models else None
+        return _meta_eval(args)
+    from .meta import ANSWER_THRESHOLD, agreement, judge_comparison
+
+    _check_limit(args.limit)
+    out, plot = _meta_outputs(args)
+    report = (
+        None
+        if args.report is None
+        else _check_output(args.report, flag="--report", suffixes=(".html",), inputs=[args.file])
+    )
+    judges = _meta_judges(args, models or ["offline"])
+    threshold = args.threshold
+    if threshold is None and args.task == "answer-similarity":
+        threshold = ANSWER_THRESHOLD
+    comparison = judge_comparison(
+        _meta_frame(args),
+        judges,
+        label=args.label,
+        group=args.group,
+        task=args.task,
+        threshold=threshold,
+        limit=args.limit,
+        n_bootstrap=args.bootstrap,
+        concurrency=args.concurrency,
+        progress=not args.no_progress,
+        source_col=args.source_col,
+        summary_col=args.summary_col,
+        question_col=args.question_col,
+        answer_col=args.answer_col,
+        reference_col=args.reference_col,
+    )
+    board = comparison.leaderboard
+    if len(judges) == 1:  # one judge and a report: today's output, then the report
+        evaluation = next(iter(comparison.evaluations.values()))
+        evaluation.agreement = agreement(
+            evaluation.scores,
+            evaluation.score_columns,
+            evaluation.label,
+            group=evaluation.group,
+            threshold=threshold,
+            n_bootstrap=args.bootstrap,
+        )
+        failed = sum(s.failed for s in evaluation.result.results(evaluation.result.scorer_ids[0]))
+        print(f"{args.file}: {len(evaluation.scores)} labelled items scored, {failed} failed")
+        _print_agreement(evaluation)
+        table = evaluation.agreement
+    else:
+        _print_leaderboard(board, file=args.file, items=int(board["items"].max()))
+        table = board
+    if out is not None:
+        _write_table(table, out)
+        print(f"wrote {out}")
+    if plot is not None:
+        from .plots import agreement_vs_cost, score_vs_label
+
+        if len(judges) == 1:
+            evaluation = next(iter(comparison.evaluations.values()))
+            figure = score_vs_label(evaluation.scores, evaluation.score_columns, args.label)
+        else:
+            figure = agreement_vs_cost(board)
+        atomic_write(
+            plot,
+            lambda tmp: figure.savefig(
+                tmp, dpi=120, bbox_inches="tight", format=plot.suffix[1:].lower()
+            ),
+        )
+        print(f"wrote {plot}")
+    if report is not None:
+        from .report import write_report
+
+        runs = {name: evaluation.result for name, evaluation in comparison.evaluations.items()}
+        write_report(
+            runs,
+            report,
+            title=f"Judges against {args.label!r}: {Path(args.file).name}",
+            leaderboard=board if len(judges) > 1 else None,
+        )
+        print(f"wrote {report}")
+    statuses = [
+        _exit_status(evaluation.result, f"{args.file} ({name})")
+        for name, evaluation in comparison.evaluations.items()
+    ]
+    return max(statuses)
+
+
+# -- report ---------------------------------------------------------------------------------
+
+
+def _report(args: argparse.Namespace) -> int:
+    from .report import write_report
+
+    paths = [Path(path) for path in args.results]
+    out = _check_output(args.out, flag="--out", suffixes=(".html",), inputs=paths)
+    names = [path.name for path in paths]
+    runs = {(path.name if names.count(path.name) == 1 else str(path)): path for path in paths}
+    if len(runs) < len(paths):
+        raise ConfigurationError("a results file is named twice; name each file once")
+    target = write_report(runs, out, title=args.title, max_items=args.max_items)
+    print(f"wrote {target} ({target.stat().st_size / 1e6:.1f} MB, {len(runs)} results file(s))")
+    return 0
+
+
 # -- cache ----------------------------------------------------------------------------------
 
 
@@ -683,6 +874,7 @@ def _parser() -> argparse.ArgumentParser:
         "meta-eval",
         help="score a human-labelled file and report agreement with the labels",
         formatter_class=_HelpFormatter,
+        conflict_handler="resolve",
     )
     meta.add_argument("file", type=Path, help=f"a labelled file: {_FORMATS}")
     meta.add_argument(
@@ -717,13 +909,37 @@ def _parser() -> argparse.ArgumentParser:
     )
     meta.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples")
     meta.add_argument(
-        "--out", default=None, help="write the agreement table (.csv, .parquet or .jsonl)"
+        "--out",
+        default=None,
+        help="write the agreement table, or the leaderboard for several judges (.csv, "
+        ".parquet or .jsonl)",
     )
     meta.add_argument(
-        "--plot", default=None, help="save a figure of scores against labels (.png, .pdf, .svg)"
+        "--plot",
+        default=None,
+        help="save a figure of scores against labels, or of agreement against cost for several "
+        "judges (.png, .pdf, .svg)",
     )
-    _add_judge_arguments(meta)
-    meta.set_defaults(handler=_meta_eval)
+    _add_meta_eval_judge_arguments(meta)
+    meta.set_defaults(handler=_meta_eval_judges)
+
+    report = commands.add_parser(
+        "report",
+        help="write a self-contained HTML report of saved results",
+        formatter_class=_HelpFormatter,
+    )
+    report.add_argument(
+        "results", nargs="+", help="results files (.parquet, .csv, .jsonl) written by run --out"
+    )
+    report.add_argument("-o", "--out", required=True, help="the HTML file to write")
+    report.add_argument("--title", default=None, help="the report's title")
+    report.add_argument(
+        "--max-items",
+        type=int,
+        default=2000,
+        help="rows that get a drill-down, at most (the rest keep their scores)",
+    )
+    report.set_defaults(handler=_report)
 
     _add_cache_command(commands)
     return parser

@@ -2,9 +2,11 @@
 
 Every function returns a :class:`matplotlib.figure.Figure` built without pyplot, so it works in
 scripts, in tests and on servers without a display; in Jupyter the returned figure shows
-itself. Each accepts an :class:`~evaltoolkit.EvalResult` or a DataFrame: the long rows of
-``result.to_frame()`` (one row per item and scorer) or, for the first two, the wide rows of
-``result.to_wide()``.
+itself. Each accepts an :class:`~evaltoolkit.EvalResult`, the path of saved results, or a
+DataFrame: the long rows of ``result.to_frame()`` (one row per item and scorer) or, for the
+first two, the wide rows of ``result.to_wide()``. Results and exports are read through
+:mod:`evaltoolkit.records` (``read_results``, ``EvalResult.from_frame``); any other DataFrame
+is read by its column names.
 
 Example:
     >>> import evaltoolkit as et
@@ -20,20 +22,27 @@ from __future__ import annotations
 
 import importlib
 import math
+import os
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .errors import ConfigurationError, MissingDependencyError
-from .records import EvalResult
+from .records import EvalResult, frame_layout, read_results
 from .scorers._summarization import deciding_axis
 
 if TYPE_CHECKING:
+    from typing import TypeAlias
+
     import pandas as pd
+
+    #: What the figures read: a result, the path of saved results, or a DataFrame of rows.
+    Results: TypeAlias = EvalResult | pd.DataFrame | str | os.PathLike[str]
 
 __all__ = [
     "AxisPoint",
+    "agreement_vs_cost",
     "axis_points",
     "axis_scatter",
     "draw_axis_scatter",
@@ -65,13 +74,27 @@ def _figure(figsize: tuple[float, float]) -> Any:
     return figure_module.Figure(figsize=figsize, layout="constrained")
 
 
-def _as_frame(result_or_frame: EvalResult | pd.DataFrame) -> pd.DataFrame:
-    if isinstance(result_or_frame, EvalResult):
-        return result_or_frame.to_frame()
+def _as_result(value: Results) -> EvalResult | None:
+    """The EvalResult of a result, a saved file or an export's rows; None for other frames."""
+    if isinstance(value, EvalResult):
+        return value
+    if isinstance(value, str | os.PathLike):
+        return read_results(value)
+    if frame_layout(value) is not None:
+        return EvalResult.from_frame(value)
+    return None
+
+
+def _as_frame(result_or_frame: Results) -> pd.DataFrame:
+    result = _as_result(result_or_frame)
+    if result is not None:
+        return result.to_frame()
     if hasattr(result_or_frame, "columns") and hasattr(result_or_frame, "to_dict"):
-        return result_or_frame
+        frame: pd.DataFrame = result_or_frame  # type: ignore[assignment]
+        return frame
     raise ConfigurationError(
-        f"expected an EvalResult or a DataFrame of its rows, got {type(result_or_frame).__name__}"
+        "expected an EvalResult or a DataFrame of its rows (or the path of saved results), "
+        f"got {type(result_or_frame).__name__}"
     )
 
 
@@ -116,9 +139,7 @@ class AxisPoint:
         return math.isnan(self.alignment) or math.isnan(self.coverage)
 
 
-def axis_points(
-    result_or_frame: EvalResult | pd.DataFrame, *, scorer: str = "summarization"
-) -> list[AxisPoint]:
+def axis_points(result_or_frame: Results, *, scorer: str = "summarization") -> list[AxisPoint]:
     """Every item's alignment and coverage under one scorer, in data order.
 
     Args:
@@ -135,14 +156,14 @@ def axis_points(
         >>> axis_points(frame)[0].decided_by
         'alignment'
     """
+    result = _as_result(result_or_frame)
+    if result is not None:
+        return _result_axis_points(result, scorer)
     frame = _as_frame(result_or_frame)
     if "scorer" in frame.columns:
         present = [str(name) for name in dict.fromkeys(frame["scorer"].tolist())]
         if scorer not in present:
-            raise ConfigurationError(
-                f"no rows of scorer {scorer!r}; the rows hold {present}. Pass scorer= with one "
-                "of them."
-            )
+            raise _no_such_scorer(scorer, present)
         frame = frame[frame["scorer"] == scorer]
         alignment_column, coverage_column, decided_column = (
             "alignment_score",
@@ -157,32 +178,65 @@ def axis_points(
         )
     for column in (alignment_column, coverage_column):
         if column not in frame.columns:
-            raise ConfigurationError(
-                f"no column {column!r}: scorer {scorer!r} has no alignment and coverage scores "
-                "(only the summarization scorer does)"
-            )
+            raise _no_axes(scorer, column)
     item_ids = frame["item_id"].tolist() if "item_id" in frame.columns else list(range(len(frame)))
     alignments = [_number(value) for value in frame[alignment_column].tolist()]
     coverages = [_number(value) for value in frame[coverage_column].tolist()]
     decided = (
         frame[decided_column].tolist() if decided_column in frame.columns else [None] * len(frame)
     )
-    points = []
-    for item_id, alignment, coverage, decided_by in zip(
-        item_ids, alignments, coverages, decided, strict=True
-    ):
-        if math.isnan(alignment) or math.isnan(coverage):
-            axis = "failed"
-        elif isinstance(decided_by, str) and decided_by in AXIS_STYLES:
-            axis = decided_by
-        else:
-            axis = deciding_axis(alignment, coverage)
-        points.append(AxisPoint(item_id, alignment, coverage, axis))
-    return points
+    return [
+        _axis_point(item_id, alignment, coverage, decided_by)
+        for item_id, alignment, coverage, decided_by in zip(
+            item_ids, alignments, coverages, decided, strict=True
+        )
+    ]
+
+
+def _no_such_scorer(scorer: str, present: Sequence[str]) -> ConfigurationError:
+    return ConfigurationError(
+        f"no rows of scorer {scorer!r}; the rows hold {list(present)}. Pass scorer= with one "
+        "of them."
+    )
+
+
+def _no_axes(scorer: str, column: str) -> ConfigurationError:
+    return ConfigurationError(
+        f"no column {column!r}: scorer {scorer!r} has no alignment and coverage scores "
+        "(only the summarization scorer does)"
+    )
+
+
+def _axis_point(item_id: Any, alignment: float, coverage: float, decided_by: Any) -> AxisPoint:
+    if math.isnan(alignment) or math.isnan(coverage):
+        axis = "failed"
+    elif isinstance(decided_by, str) and decided_by in AXIS_STYLES:
+        axis = decided_by
+    else:
+        axis = deciding_axis(alignment, coverage)
+    return AxisPoint(item_id, alignment, coverage, axis)
+
+
+def _result_axis_points(result: EvalResult, scorer: str) -> list[AxisPoint]:
+    if scorer not in result.scorer_ids:
+        raise _no_such_scorer(scorer, result.scorer_ids)
+    scores = [(item.item_id, item.scorer_results.get(scorer)) for item in result]
+    if not any(score is not None and "alignment_score" in score.details for _, score in scores):
+        raise _no_axes(scorer, "alignment_score")
+    return [
+        _axis_point(
+            item_id,
+            _number(score.details.get("alignment_score")),
+            _number(score.details.get("coverage_score")),
+            score.details.get("decided_by"),
+        )
+        for item_id, score in scores
+        if score is not None
+    ]
 
 
 def axis_scatter(
-    result_or_frame: EvalResult | pd.DataFrame,
+    result_or_frame: Results,
     *,
     scorer: str = "summarization",
     threshold: float | None = None,
@@ -346,7 +400,7 @@ def _score_columns(frame: pd.DataFrame) -> dict[str, list[float]]:
 
 
 def score_histograms(
-    result_or_frame: EvalResult | pd.DataFrame,
+    result_or_frame: Results,
     *,
     bins: int = 10,
     figsize_per_panel: tuple[float, float] = (3.6, 3.0),
@@ -375,7 +429,17 @@ def score_histograms(
     """
     if isinstance(bins, bool) or not isinstance(bins, int) or bins < 1:
         raise ConfigurationError(f"bins must be an integer >= 1, got {bins!r}")
-    by_scorer = _score_columns(_as_frame(result_or_frame))
+    result = _as_result(result_or_frame)
+    by_scorer = (
+        {
+            name: [_number(score.score) for score in result.results(name)]
+            for name in result.scorer_ids
+        }
+        if result is not None
+        else _score_columns(_as_frame(result_or_frame))
+    )
+    if not by_scorer:
+        raise ConfigurationError("no scores to draw: the result holds no scorer")
     width, height = figsize_per_panel
     figure = _figure((width * len(by_scorer), height))
     panels = figure.subplots(1, len(by_scorer), squeeze=False)[0]
@@ -562,3 +626,112 @@ def _draw_score_vs_label(
     ax.grid(True, alpha=0.25)
     if group and group_names and len(group_names) <= _LEGEND_GROUPS_MAX:
         ax.legend(fontsize=7, title=group, title_fontsize=7)
+
+
+def _numbers(frame: pd.DataFrame, column: str) -> list[float]:
+    """A column as floats (NaN where missing, or for every row when the column is absent)."""
+    if column not in frame.columns:
+        return [math.nan] * len(frame)
+    return [_number(value) for value in frame[column].tolist()]
+
+
+_X_LABELS = {
+    "cost": "cost of the run (USD)",
+    "tokens": "tokens spent (prompt + completion)",
+    "mean_latency_s": "mean latency per item (s)",
+}
+
+
+def agreement_vs_cost(
+    leaderboard: pd.DataFrame,
+    *,
+    x: str = "cost",
+    figsize: tuple[float, float] = (5.6, 4.2),
+) -> Any:
+    """Each judge's agreement with the human label against what it cost: the leaderboard's plot.
+
+    One point per judge (the leaderboard of :func:`~evaltoolkit.compare_judges`), with its
+    bootstrap interval as a vertical bar and its name beside it. A judge whose cost is unknown
+    (a model missing from litellm's price map) is drawn hollow at 0 and named so. The best
+    judge sits top left: the most agreement for the least cost.
+
+    Args:
+        leaderboard: The DataFrame :func:`~evaltoolkit.compare_judges` returned.
+        x: What to put on the horizontal axis: ``"cost"`` (USD), ``"tokens"`` or
+            ``"mean_latency_s"``.
+        figsize: Figure size in inches.
+
+    Returns:
+        A :class:`matplotlib.figure.Figure` with one axes: one error-bar container per judge.
+
+    Raises:
+        ConfigurationError: A frame without the leaderboard's columns, or an unknown ``x``.
+        MissingDependencyError: matplotlib is not installed.
+
+    Example:
+        >>> import pandas as pd
+        >>> board = pd.DataFrame({"judge": ["a", "b"], "agreement": [0.6, 0.4],
+        ...                       "ci_low": [0.5, 0.3], "ci_high": [0.7, 0.5],
+        ...                       "cost": [0.02, 0.0], "metric": "spearman"})
+        >>> agreement_vs_cost(board).axes[0].get_ylabel()
+        'agreement with the label (spearman)'
+    """
+    if x not in _X_LABELS:
+        raise ConfigurationError(f"x must be one of {', '.join(_X_LABELS)}, got {x!r}")
+    needed = ["judge", "agreement", x]
+    missing = [column for column in needed if column not in leaderboard.columns]
+    if missing:
+        raise ConfigurationError(
+            f"no column(s) {missing} in the frame: pass the leaderboard of compare_judges()"
+        )
+    attrs = getattr(leaderboard, "attrs", {}) or {}
+    metrics = leaderboard["metric"].tolist() if "metric" in leaderboard.columns else []
+    metric = str(attrs.get("metric") or (metrics[0] if metrics else "agreement"))
+    label = attrs.get("label")
+    figure = _figure(figsize)
+    ax = figure.subplots()
+    names = [str(name) for name in leaderboard["judge"].tolist()]
+    values, spends, lows, highs = (
+        _numbers(leaderboard, column) for column in ("agreement", x, "ci_low", "ci_high")
+    )
+    unknown = 0
+    for index, (name, value, spend, low, high) in enumerate(
+        zip(names, values, spends, lows, highs, strict=True)
+    ):
+        colour = f"C{index % 10}"
+        known = math.isfinite(spend)
+        unknown += not known
+        position = spend if known else 0.0
+        below = value - low if math.isfinite(low) and math.isfinite(value) else 0.0
+        above = high - value if math.isfinite(high) and math.isfinite(value) else 0.0
+        ax.errorbar(
+            [position],
+            [value],
+            yerr=[[max(below, 0.0)], [max(above, 0.0)]],
+            fmt="o",
+            color=colour,
+            mfc=colour if known else "white",
+            capsize=4,
+            markersize=8,
+            label=name if known else f"{name} ({x} unknown)",
+        )
+        ax.annotate(
+            name if known else f"{name} ({x} unknown)",
+            (position, value),
+            xytext=(7, 5),
+            textcoords="offset points",
+            fontsize=8,
+            color=colour,
+        )
+    title = f"agreement with {label}" if label else "agreement with the label"
+    title += f" vs {x.replace('_', ' ')} ({len(names)} judges)"
+    if unknown:
+        title += f"\n{unknown} judge{'s' if unknown != 1 else ''} of unknown {x}, drawn hollow at 0"
+    ax.set_title(title, fontsize=10)
+    ax.set_xlabel(_X_LABELS[x])
+    ax.set_ylabel(f"agreement with the label ({metric})")
+    ax.grid(True, alpha=0.25)
+    finite = [value for value in spends if math.isfinite(value)]
+    top = max([0.0, *finite])
+    ax.set_xlim(-0.05 * (top or 1.0), top * 1.25 + (0.05 if top == 0 else 0.0))
+    return figure

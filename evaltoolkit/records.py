@@ -8,14 +8,17 @@ export to Parquet, CSV or JSON Lines as they are.
 
 from __future__ import annotations
 
-import html
 import json
 import math
+import os
+import re
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
+
+from .errors import ConfigurationError, DataLoadError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -28,6 +31,9 @@ __all__ = [
     "ScoreSummary",
     "StepError",
     "Usage",
+    "as_eval_result",
+    "frame_layout",
+    "read_results",
 ]
 
 Stage = Literal["preprocess", "analyze", "reason"]
@@ -35,6 +41,49 @@ Scalar = str | int | float | bool | None
 
 # Columns every row of EvalResult.to_frame() starts with, in this order.
 _LEADING_COLUMNS = ("item_id", "scorer", "score", "reason", "error", "error_step")
+# The item's own columns that every row has (its other fields follow them).
+_ITEM_COLUMNS = ("item_index", "input", "output", "ground_truth", "notes")
+# The bookkeeping columns that end every row of to_frame(), in this order.
+_BOOKKEEPING_COLUMNS = (
+    "judge_model",
+    "model_calls",
+    "attempts",
+    "cached_calls",
+    "prompt_tokens",
+    "completion_tokens",
+    "cost",
+    "latency_s",
+    "run_id",
+    "preprocess_step_result",
+    "analyze_step_result",
+    "prompts",
+    "raw_replies",
+)
+# Columns of to_frame() that exports written by earlier versions lack.
+_OPTIONAL_COLUMNS = frozenset({"attempts", "item_index", "notes"})
+# Every column of to_frame() that is not a detail or an item field, in order.
+_FIXED_COLUMNS = _LEADING_COLUMNS + _ITEM_COLUMNS + _BOOKKEEPING_COLUMNS
+#: Every column a long export (``to_frame()``) has, whatever the scorers.
+EXPORT_COLUMNS = tuple(column for column in _FIXED_COLUMNS if column not in _OPTIONAL_COLUMNS)
+# Keys of ScoreResult.to_record() every scorer has (a wide export prefixes them with the id).
+_RECORD_KEYS = ("score", "reason", "error", "error_step", *_BOOKKEEPING_COLUMNS)
+_REQUIRED_RECORD_KEYS = tuple(key for key in _RECORD_KEYS if key not in _OPTIONAL_COLUMNS)
+# Columns that hold text whatever it looks like (read as text from CSV).
+_TEXT_KEYS = frozenset(
+    {
+        "scorer",
+        "reason",
+        "error",
+        "error_step",
+        "judge_model",
+        "run_id",
+        "preprocess_step_result",
+        "analyze_step_result",
+        "prompts",
+        "raw_replies",
+        *(column for column in _ITEM_COLUMNS if column != "item_index"),
+    }
+)
 
 
 def new_run_id() -> str:
@@ -447,11 +496,12 @@ class EvalResult:
         Columns: item_id, scorer, score, reason, error, error_step, then each scorer's
         details, the item's own columns (:meth:`ItemResult.item_columns`: item_index, input,
         output, ground_truth, notes and the item's other fields), and the bookkeeping
-        columns of :meth:`ScoreResult.to_record`. Characters that UTF-8 cannot encode (lone
-        surrogates, say from a target's output) appear as U+FFFD, so the frame always exports.
+        columns of :meth:`ScoreResult.to_record`. A row without a column's key (a detail
+        another scorer reports) holds a missing value there, as does a key whose value is
+        None. Characters that UTF-8 cannot encode (lone surrogates, say from a target's
+        output) appear as U+FFFD, so the frame always exports. :meth:`from_frame` and
+        :func:`read_results` turn these rows back into an EvalResult.
         """
-        import pandas as pd
-
         rows: list[dict[str, Scalar]] = []
         for item in self.items:
             for result in item.scorer_results.values():
@@ -464,15 +514,10 @@ class EvalResult:
                     row[key if key not in record and key not in row else f"item_{key}"] = value
                 row.update(record)
                 rows.append(_encodable_row(row))
-        frame = pd.DataFrame(rows)
-        if frame.empty:
-            frame = pd.DataFrame(columns=list(_LEADING_COLUMNS))
-        return frame
+        return _frame_of(rows, empty_columns=_LEADING_COLUMNS)
 
     def to_wide(self) -> pd.DataFrame:
         """One row per item: the item's fields, then ``<scorer id>.<column>`` per scorer."""
-        import pandas as pd
-
         rows: list[dict[str, Scalar]] = []
         for item in self.items:
             row: dict[str, Scalar] = {"item_id": item.item_id, **item.item_columns()}
@@ -481,7 +526,51 @@ class EvalResult:
                 del record["scorer"]
                 row.update({f"{scorer}.{key}": value for key, value in record.items()})
             rows.append(_encodable_row(row))
-        return pd.DataFrame(rows)
+        return _frame_of(rows, empty_columns=("item_id",))
+
+    @classmethod
+    def from_frame(cls, frame: pd.DataFrame) -> EvalResult:
+        """Rebuild a result from the rows of :meth:`to_frame` or :meth:`to_wide`.
+
+        The inverse of the exports: ``EvalResult.from_frame(result.to_frame()).to_frame()``
+        equals ``result.to_frame()``. Scores, reasons, errors, details, step results, item
+        fields, prompts, raw replies, token counts, cost and latencies come back; what the
+        rows never held stays unknown: each call's own usage, cost and latency (the totals
+        are kept), an error's exception class and the run's wall time.
+
+        Args:
+            frame: The long rows (one per item and scorer) or the wide rows (one per item).
+
+        Returns:
+            An EvalResult with one ItemResult per item, in row order.
+
+        Raises:
+            ConfigurationError: The frame is neither layout; the message names the columns
+                that are missing.
+
+        Example:
+            >>> from evaltoolkit import create_textual_difference_scorer, run_evals
+            >>> result = run_evals([{"id": 7, "input": "q", "output": "a", "ground_truth": "a"}],
+            ...                    create_textual_difference_scorer(), progress=False)
+            >>> again = EvalResult.from_frame(result.to_frame())
+            >>> again[0].item_id, again.scores["textual-difference"].mean
+            (7, 1.0)
+        """
+        columns = [str(column) for column in frame.columns]
+        if len(set(columns)) != len(columns):
+            raise ConfigurationError("the frame has duplicate column names; it is not an export")
+        cells = {
+            name: _column_values(frame[column])
+            for name, column in zip(columns, frame.columns, strict=True)
+        }
+        encoded = (getattr(frame, "attrs", None) or {}).get("evaltoolkit", {})
+        for column, positions in dict(encoded.get("json_cells", {})).items():
+            if column in cells:
+                for position in positions:
+                    text = cells[column][position]
+                    if isinstance(text, str):
+                        cells[column][position] = json.loads(text)
+        return _from_columns(columns, cells, len(frame))
 
     def _export_frame(self, wide: bool) -> pd.DataFrame:
         return self.to_wide() if wide else self.to_frame()
@@ -489,9 +578,12 @@ class EvalResult:
     def to_parquet(self, path: str | Path, *, wide: bool = False) -> Path:
         """Write :meth:`to_frame` (or :meth:`to_wide`) to a Parquet file and return its path.
 
-        The file is written beside ``path`` under a temporary name and renamed into place, so
-        an error or an interrupt never leaves half a file (nor harms an earlier one).
-        Characters that cannot be encoded as UTF-8 (lone surrogates) are written as U+FFFD.
+        A column mixing types (item ids that are numbers and text) is stored as text; the
+        file's metadata records which cells were not text, so :func:`read_results` restores
+        them. The file is written beside ``path`` under a temporary name and renamed into
+        place, so an error or an interrupt never leaves half a file (nor harms an earlier
+        one). Characters that cannot be encoded as UTF-8 (lone surrogates) are written as
+        U+FFFD.
 
         Example:
             >>> import tempfile
@@ -523,6 +615,8 @@ class EvalResult:
     def to_jsonl(self, path: str | Path, *, wide: bool = False) -> Path:
         """Write :meth:`to_frame` (or :meth:`to_wide`) as JSON Lines and return its path.
 
+        One JSON object per row, every column in order; missing values are ``null`` and
+        numbers are written exactly (``pd.read_json(path, lines=True)`` reads the file too).
         Written under a temporary name and renamed into place, like :meth:`to_parquet`.
 
         Example:
@@ -534,10 +628,36 @@ class EvalResult:
             '.jsonl'
         """
         frame = self._export_frame(wide)
-        return _write_atomically(
-            path,
-            lambda tmp: frame.to_json(tmp, orient="records", lines=True, force_ascii=False),
-        )
+        columns = [str(column) for column in frame.columns]
+        values = [_column_values(frame[column]) for column in frame.columns]
+
+        def write(target: Path) -> None:
+            with target.open("w", encoding="utf-8") as out:
+                for row in zip(*values, strict=True):
+                    record = dict(zip(columns, row, strict=True))
+                    out.write(json.dumps(record, ensure_ascii=False, allow_nan=False, default=str))
+                    out.write("\n")
+
+        return _write_atomically(path, write)
+
+    def to_report(self, path: str | Path, **options: Any) -> Path:
+        """Write a self-contained HTML report of this run and return its path.
+
+        See :func:`evaltoolkit.report.write_report` for the options (``title``,
+        ``max_items``, ...). The file needs no network: styles, script, data and figures
+        are inline.
+
+        Example:
+            >>> import evaltoolkit as et, tempfile, pathlib
+            >>> result = et.run_evals("data/demo_summaries.jsonl",
+            ...                       et.create_summarization_scorer(), progress=False)
+            >>> folder = pathlib.Path(tempfile.mkdtemp())
+            >>> result.to_report(folder / "report.html").stat().st_size > 0
+            True
+        """
+        from .report import write_report
+
+        return write_report(self, path, **options)
 
     def __repr__(self) -> str:
         scores = ", ".join(
@@ -547,15 +667,15 @@ class EvalResult:
         return f"EvalResult({len(self.items)} items; {scores})"
 
     def _repr_html_(self) -> str:
-        header = "<tr><th>scorer</th><th>mean</th><th>scored</th><th>failed</th></tr>"
-        body = "".join(
-            f"<tr><td>{html.escape(scorer)}</td><td>{_format_score(s.mean)}</td>"
-            f"<td>{s.scored}</td><td>{s.failed}</td></tr>"
-            for scorer, s in self.scores.items()
-        )
-        return (
-            f"<p>EvalResult: {len(self.items)} items</p>"
-            f"<table class='evaltoolkit-summary'>{header}{body}</table>"
+        from ._html import Markup, table
+
+        rows = [
+            (scorer, _format_score(s.mean), s.scored, s.failed) for scorer, s in self.scores.items()
+        ]
+        caption = Markup("<p>EvalResult: {} items</p>").format(len(self.items))
+        return str(
+            caption
+            + table(["scorer", "mean", "scored", "failed"], rows, css_class="evaltoolkit-summary")
         )
 
 
@@ -600,17 +720,29 @@ def _encodable_row(row: dict[str, Scalar]) -> dict[str, Scalar]:
 
 
 def _export_ready(frame: pd.DataFrame) -> pd.DataFrame:
-    """Make mixed-type object columns uniform text so that Parquet accepts them."""
+    """Make mixed-type object columns uniform text so that Parquet accepts them.
+
+    The positions of the cells turned into JSON text are kept in ``frame.attrs`` (which
+    pandas stores in the Parquet file's metadata), so that reading restores their types.
+    """
     frame = frame.copy()
+    json_cells: dict[str, list[int]] = {}
     for column in frame.columns:
         if frame[column].dtype != object:
             continue
         kinds = {type(value) for value in frame[column] if value is not None}
         if len(kinds) > 1:
+            values = list(frame[column])
+            json_cells[str(column)] = [
+                position
+                for position, value in enumerate(values)
+                if value is not None and not isinstance(value, str)
+            ]
             frame[column] = [
                 value if value is None or isinstance(value, str) else to_json_text(value)
-                for value in frame[column]
+                for value in values
             ]
+    frame.attrs = {"evaltoolkit": {"format": 1, "json_cells": json_cells}} if json_cells else {}
     return frame
 
 
@@ -623,9 +755,582 @@ def _shorten(text: str, width: int) -> str:
 
 
 def _html_table(rows: Sequence[tuple[str, str]]) -> str:
-    cells = "".join(
-        f"<tr><th style='text-align:left'>{html.escape(key)}</th>"
-        f"<td style='text-align:left'>{html.escape(value)}</td></tr>"
-        for key, value in rows
+    from ._html import key_value_table
+
+    return str(key_value_table(rows, css_class="evaltoolkit-result"))
+
+
+# Reading results back ----------------------------------------------------------------------
+#
+# The rows of to_frame() lose no value, but they do not say which of a row's columns are the
+# scorer's details and which are the item's own fields. The layout tells: the first row holds
+# its details between ``error_step`` and ``input`` and its fields between ``ground_truth`` and
+# ``judge_model``; columns first reported by later rows come after ``raw_replies``, and among
+# those a column whose value is the same on every row of an item (in a run of several
+# scorers) is an item field, any other a detail.
+
+_Layout = Literal["long", "wide"]
+_INT_TEXT = re.compile(r"-?[0-9]+")
+
+
+def _frame_of(
+    rows: Sequence[Mapping[str, Scalar]], *, empty_columns: Sequence[str]
+) -> pd.DataFrame:
+    """A frame of ``rows``: columns in order of first appearance, None where a key is absent."""
+    import pandas as pd
+
+    if not rows:
+        return pd.DataFrame(columns=list(empty_columns))
+    columns = list(dict.fromkeys(key for row in rows for key in row))
+    return pd.DataFrame({column: [row.get(column) for row in rows] for column in columns})
+
+
+def _is_missing(value: Any) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, float):
+        return math.isnan(value)
+    return type(value).__name__ in ("NAType", "NaTType")
+
+
+def _column_values(series: Any) -> list[Any]:
+    """A column's cells as plain Python values, every missing value as None."""
+    values: list[Any] = series.tolist()
+    return [
+        None
+        if _is_missing(value)
+        else value.item()
+        if hasattr(value, "item") and not isinstance(value, str | bytes)
+        else value
+        for value in values
+    ]
+
+
+def _parsed_json(value: Any) -> Any:
+    """JSON text of an object or list that to_frame() wrote, parsed; anything else as it is.
+
+    Text is parsed only when writing the parsed value again gives the same text, so that
+    the round trip keeps every cell as it was.
+    """
+    if not isinstance(value, str) or value[:1] not in ("{", "["):
+        return value
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        return value
+    return parsed if to_json_text(parsed) == value else value
+
+
+def frame_layout(frame: Any) -> _Layout | None:
+    """Which export layout a DataFrame has: ``"long"`` (to_frame), ``"wide"`` or None.
+
+    Example:
+        >>> import pandas as pd
+        >>> frame_layout(pd.DataFrame({"score": [1.0]})) is None
+        True
+    """
+    columns = {str(column) for column in getattr(frame, "columns", ())}
+    if set(EXPORT_COLUMNS) <= columns:
+        return "long"
+    if "item_id" in columns and _wide_scorers([str(column) for column in frame.columns]):
+        return "wide"
+    if not len(frame) and set(_LEADING_COLUMNS) <= columns:
+        return "long"
+    return None
+
+
+def _wide_scorers(columns: Sequence[str]) -> list[str]:
+    present = set(columns)
+    scorers = [column[: -len(".score")] for column in columns if column.endswith(".score")]
+    return [
+        scorer
+        for scorer in scorers
+        if all(f"{scorer}.{key}" in present for key in _REQUIRED_RECORD_KEYS)
+    ]
+
+
+def _missing_columns_message(columns: Sequence[str]) -> str:
+    present = set(columns)
+    missing = [column for column in EXPORT_COLUMNS if column not in present]
+    shown = ", ".join(repr(column) for column in missing)
+    return (
+        f"these rows are not an evaltoolkit results export: they lack the columns {shown} "
+        "(and no '<scorer>.score' columns of the wide layout). Read a file written by "
+        "EvalResult.to_parquet/to_csv/to_jsonl or `evaltoolkit run --out`."
     )
-    return f"<table class='evaltoolkit-result'>{cells}</table>"
+
+
+def _from_columns(columns: list[str], cells: dict[str, list[Any]], rows: int) -> EvalResult:
+    if rows == 0 and set(_LEADING_COLUMNS) <= set(columns):
+        return EvalResult(items=[], scorer_ids=[])
+    if set(EXPORT_COLUMNS) <= set(columns):
+        return _from_long(columns, cells, rows)
+    if "item_id" in columns and _wide_scorers(columns):
+        return _from_wide(columns, cells, rows)
+    raise ConfigurationError(_missing_columns_message(columns))
+
+
+def _presence_rows(
+    late: Sequence[str], cells: Mapping[str, list[Any]], rows: int
+) -> dict[str, int]:
+    """The row where each late column first has its key, as the column order requires.
+
+    A column first shows a value in some row, but its key may have been there earlier with
+    no value; the columns after it appeared no earlier, so each column's row is the first row
+    holding a value of it or of any column after it.
+    """
+    first = [
+        next((row for row in range(rows) if cells[column][row] is not None), rows)
+        for column in late
+    ]
+    chosen: dict[str, int] = {}
+    earliest = rows
+    for column, row in zip(reversed(late), reversed(first), strict=True):
+        earliest = min(earliest, row)
+        chosen[column] = earliest
+    fallback = 0
+    for column in late:  # a column with no value at all: beside the column before it
+        if chosen[column] >= rows:
+            chosen[column] = min(fallback, rows - 1)
+        fallback = chosen[column]
+    return chosen
+
+
+def _group_items(ids: Sequence[Any], scorers: Sequence[Any]) -> list[list[int]]:
+    """Consecutive rows of one item id, a repeated scorer starting the next item."""
+    groups: list[list[int]] = []
+    for row, (item_id, scorer) in enumerate(zip(ids, scorers, strict=True)):
+        group = groups[-1] if groups else None
+        if (
+            group is not None
+            and _same_value(ids[group[0]], item_id)
+            and all(scorers[other] != scorer for other in group)
+        ):
+            group.append(row)
+        else:
+            groups.append([row])
+    return groups
+
+
+def _is_item_field(
+    column: str, cells: Mapping[str, list[Any]], groups: Sequence[list[int]]
+) -> bool:
+    """Whether a column first reported by a later row is an item field (else a detail).
+
+    With several scorers, a field has the same value on every row of an item. With one, a
+    value on a failed row is a field (failures carry no details), and so is a name that
+    to_frame() prefixed with ``item_`` because a column of the export already had it.
+    """
+    if column.startswith("item_") and column[len("item_") :] in _FIXED_COLUMNS:
+        return True
+    if all(len(group) < 2 for group in groups):
+        failed = [
+            row
+            for group in groups
+            for row in group
+            if cells["error"][row] is not None or cells["error_step"][row] is not None
+        ]
+        return any(cells[column][row] is not None for row in failed)
+    found = False
+    for group in groups:
+        values = [cells[column][row] for row in group]
+        if all(value is None for value in values):
+            continue
+        if len(group) < 2 or any(v is None or not _same_value(v, values[0]) for v in values):
+            return False
+        found = True
+    return found
+
+
+def _same_value(first: Any, second: Any) -> bool:
+    return type(first) is type(second) and first == second
+
+
+def _field_name(column: str, details: Sequence[str]) -> str:
+    """Undo to_frame()'s ``item_`` prefix on a field whose name a row already used."""
+    if column.startswith("item_"):
+        name = column[len("item_") :]
+        if name in _FIXED_COLUMNS or name in details:
+            return name
+    return column
+
+
+def _ordered_zone(columns: list[str], start: str, end: str) -> list[str] | None:
+    position = {column: index for index, column in enumerate(columns)}
+    low, high = position[start], position[end]
+    return columns[low + 1 : high] if low < high else None
+
+
+def _from_long(columns: list[str], cells: dict[str, list[Any]], rows: int) -> EvalResult:
+    fixed = set(_FIXED_COLUMNS)
+    position = {column: index for index, column in enumerate(columns)}
+    expected = [column for column in _FIXED_COLUMNS if column in position]
+    if [column for column in columns if column in fixed] == expected:
+        first_item_column = "item_index" if "item_index" in position else "input"
+        zone_details = columns[position["error_step"] + 1 : position[first_item_column]]
+        zone_fields = [
+            column
+            for column in columns[position["ground_truth"] + 1 : position["judge_model"]]
+            if column not in fixed
+        ]
+        late = columns[position["raw_replies"] + 1 :]
+    else:  # reordered columns: tell details from fields by their values alone
+        zone_details, zone_fields = [], []
+        late = [column for column in columns if column not in fixed]
+    ids = cells["item_id"]
+    scorers = cells["scorer"]
+    groups = _group_items(ids, scorers)
+    late_fields = {column for column in late if _is_item_field(column, cells, groups)}
+    present_at = _presence_rows(late, cells, rows)
+    all_details = [*zone_details, *(c for c in late if c not in late_fields)]
+
+    def has(column: str, row: int, zone: bool) -> bool:
+        if cells[column][row] is not None:
+            return True
+        return row == 0 if zone else present_at[column] == row
+
+    items: list[ItemResult] = []
+    for index, group in enumerate(groups):
+        first = group[0]
+        fields: dict[str, Any] = {}
+        for column in [*zone_fields, *(c for c in late if c in late_fields)]:
+            zone = column in zone_fields
+            if any(has(column, row, zone) for row in group):
+                value = next(
+                    (cells[column][row] for row in group if cells[column][row] is not None), None
+                )
+                fields[_field_name(column, all_details)] = _parsed_json(value)
+        results: dict[str, ScoreResult] = {}
+        for row in group:
+            details = {
+                column: _parsed_json(cells[column][row])
+                for column in zone_details
+                if has(column, row, True)
+            }
+            details.update(
+                {
+                    column: _parsed_json(cells[column][row])
+                    for column in late
+                    if column not in late_fields and has(column, row, False)
+                }
+            )
+            result = _score_result(cells, row, str(scorers[row]), details)
+            results[result.scorer] = result
+        items.append(
+            ItemResult(
+                item_id=ids[first],
+                index=_item_index(cells, first, index),
+                input=_parsed_json(cells["input"][first]),
+                output=_parsed_json(cells["output"][first]),
+                ground_truth=_parsed_json(cells["ground_truth"][first]),
+                fields=fields,
+                scorer_results=results,
+                notes=_item_notes(cells, first),
+            )
+        )
+    return _result_of(items, [str(s) for s in dict.fromkeys(scorers) if s is not None])
+
+
+def _from_wide(columns: list[str], cells: dict[str, list[Any]], rows: int) -> EvalResult:
+    scorers = _wide_scorers(columns)
+    owner: dict[str, str] = {}
+    for scorer in sorted(scorers, key=len):  # the longest matching id owns a column
+        for column in columns:
+            if column.startswith(f"{scorer}."):
+                owner[column] = scorer
+    item_columns = {"item_id", *_ITEM_COLUMNS}
+    row_zone_end = max(columns.index(f"{scorer}.raw_replies") for scorer in scorers)
+    late = [c for c in columns[row_zone_end + 1 :] if c not in item_columns]
+    present_at = _presence_rows(late, cells, rows)
+    late_set = set(late)
+
+    def has(column: str, row: int) -> bool:
+        if cells[column][row] is not None:
+            return True
+        return present_at[column] == row if column in late_set else row == 0
+
+    items: list[ItemResult] = []
+    for row in range(rows):
+        fields: dict[str, Any] = {}
+        for column in columns:
+            if column in item_columns or column in owner or not has(column, row):
+                continue
+            name = column
+            if column.startswith("item_") and column[len("item_") :] in _ITEM_COLUMNS:
+                name = column[len("item_") :]
+            fields[name] = _parsed_json(cells[column][row])
+        results: dict[str, ScoreResult] = {}
+        for scorer in scorers:
+            prefix = f"{scorer}."
+            own = {
+                column[len(prefix) :]: values[row]
+                for column, values in cells.items()
+                if owner.get(column) == scorer
+            }
+            details = {
+                key: _parsed_json(value)
+                for key, value in own.items()
+                if key not in _RECORD_KEYS and has(prefix + key, row)
+            }
+            results[scorer] = _score_result(own, None, scorer, details)
+        items.append(
+            ItemResult(
+                item_id=cells["item_id"][row],
+                index=_item_index(cells, row, row),
+                notes=_item_notes(cells, row),
+                input=_parsed_json(cells["input"][row]) if "input" in cells else None,
+                output=_parsed_json(cells["output"][row]) if "output" in cells else None,
+                ground_truth=(
+                    _parsed_json(cells["ground_truth"][row]) if "ground_truth" in cells else None
+                ),
+                fields=fields,
+                scorer_results=results,
+            )
+        )
+    return _result_of(items, scorers)
+
+
+def _item_index(cells: Mapping[str, list[Any]], row: int, default: int) -> int:
+    """The item's position in its data, as exported (older exports: its position here)."""
+    value = cells["item_index"][row] if "item_index" in cells else None
+    return default if value is None else int(value)
+
+
+def _item_notes(cells: Mapping[str, list[Any]], row: int) -> tuple[str, ...]:
+    value = cells["notes"][row] if "notes" in cells else None
+    return () if value is None else tuple(str(value).split("; "))
+
+
+def _result_of(items: list[ItemResult], scorer_ids: list[str]) -> EvalResult:
+    run_id = next(
+        (
+            result.run_id
+            for item in items
+            for result in item.scorer_results.values()
+            if result.run_id
+        ),
+        None,
+    )
+    return EvalResult(items=items, scorer_ids=scorer_ids, run_id=run_id or new_run_id())
+
+
+def _score_result(
+    cells: Mapping[str, Any], row: int | None, scorer: str, details: dict[str, Any]
+) -> ScoreResult:
+    """One scorer's result from its record cells (a row's, or a wide row's by key)."""
+
+    def cell(key: str) -> Any:
+        if key not in cells:  # a column that earlier versions did not write
+            return None
+        value = cells[key] if row is None else cells[key][row]
+        return None if _is_missing(value) else value
+
+    score = cell("score")
+    error_message, error_step = cell("error"), cell("error_step")
+    error = None
+    if error_message is not None or error_step is not None:
+        # The exception class is not in the rows; an empty kind says it is unknown.
+        error = StepError(step=str(error_step or "?"), message=str(error_message or ""), kind="")
+    calls = _calls_of(cell)
+    if error is not None:  # the failed step's last reply is its call's raw reply
+        error = StepError(
+            step=error.step,
+            message=error.message,
+            kind=error.kind,
+            raw_reply=next(
+                (call.raw_reply for call in reversed(calls) if call.step == error.step), None
+            ),
+        )
+    reason = cell("reason")
+    return ScoreResult(
+        scorer=scorer,
+        score=math.nan if score is None else score,
+        reason=None if reason is None else str(reason),
+        preprocess_step_result=_parsed_json(cell("preprocess_step_result")),
+        analyze_step_result=_parsed_json(cell("analyze_step_result")),
+        details=details,
+        calls=calls,
+        judge_model=None if cell("judge_model") is None else str(cell("judge_model")),
+        latency_s=cell("latency_s") if cell("latency_s") is not None else 0.0,
+        error=error,
+        run_id=str(cell("run_id") or ""),
+    )
+
+
+def _calls_of(cell: Any) -> tuple[ModelCall, ...]:
+    """Judge calls that give back the row's prompts, replies, counts, tokens and cost.
+
+    The rows keep the totals only, so the first call not answered by the cache carries the
+    run's tokens and cost, and the last ``cached_calls`` calls are the cached ones.
+    """
+    count = int(cell("model_calls") or 0)
+    if count == 0:
+        return ()
+    prompts = _parsed_json(cell("prompts"))
+    replies = _parsed_json(cell("raw_replies"))
+    prompts = prompts if isinstance(prompts, dict) else {}
+    replies = replies if isinstance(replies, dict) else {}
+    steps = list(dict.fromkeys([*prompts, *replies])) or ["call"]
+    steps += [steps[-1]] * (count - len(steps))
+    cached = int(cell("cached_calls") or 0)
+    # Every call made at least one request; the first one carries the retries and repairs.
+    attempts = cell("attempts")
+    extra_attempts = max(int(attempts) - count, 0) if attempts is not None else 0
+    prompt_tokens, completion_tokens = cell("prompt_tokens"), cell("completion_tokens")
+    usage = (
+        None
+        if prompt_tokens is None and completion_tokens is None
+        else Usage(int(prompt_tokens or 0), int(completion_tokens or 0))
+    )
+    cost = cell("cost")
+    model = str(cell("judge_model") or "")
+    calls: list[ModelCall] = []
+    for position, step in enumerate(steps):
+        is_cached = position >= len(steps) - cached
+        first_fresh = position == 0 and not is_cached
+        stage: Stage = (
+            "reason" if step == "reason" else "preprocess" if position == 0 else "analyze"
+        )
+        calls.append(
+            ModelCall(
+                step=str(step),
+                stage=stage,
+                model=model,
+                prompt=str(prompts.get(step, "")),
+                raw_reply=None if replies.get(step) is None else str(replies[step]),
+                usage=usage if first_fresh else None,
+                cost=(None if cost is None else float(cost)) if first_fresh else 0.0,
+                cached=is_cached,
+                attempts=1 + (extra_attempts if position == 0 else 0),
+            )
+        )
+    return tuple(calls)
+
+
+def _read_csv(path: Path) -> tuple[list[str], dict[str, list[Any]], int]:
+    import pandas as pd
+
+    header = [str(column) for column in pd.read_csv(path, nrows=0).columns]
+    text = [
+        column
+        for column in header
+        if column in _TEXT_KEYS or column.rsplit(".", 1)[-1] in _TEXT_KEYS or column == "item_id"
+    ]
+    frame = pd.read_csv(
+        path,
+        dtype=dict.fromkeys(text, str),
+        keep_default_na=False,
+        na_values=[""],
+    )
+    cells = {name: _column_values(frame[name]) for name in header}
+    # CSV keeps no types: an id written as a whole number (no sign, no leading zero) was one.
+    cells["item_id"] = [_csv_id(value) for value in cells.get("item_id", [])]
+    return header, cells, len(frame)
+
+
+def _csv_id(value: Any) -> Any:
+    if isinstance(value, str) and _INT_TEXT.fullmatch(value) and str(int(value)) == value:
+        return int(value)
+    return value
+
+
+def _read_jsonl(path: Path) -> tuple[list[str], dict[str, list[Any]], int]:
+    records: list[dict[str, Any]] = []
+    with path.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError as error:
+                raise DataLoadError(f"{path}, line {number}: not JSON ({error})") from error
+            if not isinstance(record, dict):
+                raise DataLoadError(f"{path}, line {number}: not a JSON object")
+            records.append(record)
+    columns = list(dict.fromkeys(key for record in records for key in record))
+    cells = {
+        column: [None if _is_missing(r.get(column)) else r.get(column) for r in records]
+        for column in columns
+    }
+    return columns, cells, len(records)
+
+
+def read_results(path: str | os.PathLike[str]) -> EvalResult:
+    """Read results saved by ``to_parquet``, ``to_csv``, ``to_jsonl`` or ``evaltoolkit run --out``.
+
+    Long files (one row per item and scorer) and wide ones (``wide=True``) both work; the
+    format follows the extension (``.parquet``, ``.csv``, ``.jsonl``). The result's
+    ``to_frame()`` equals the frame that was written, so a saved run opens again in the
+    views, the plots and the report. Parquet and JSON Lines keep every value's type; CSV
+    keeps none, so there an id written as a whole number (``12``, not ``012``) comes back as
+    a number, text that looks like a number in a column that is not one of the text columns
+    (input, output, reason, ...) comes back as a number, and an empty text as missing.
+
+    Args:
+        path: The results file.
+
+    Returns:
+        The :class:`EvalResult` the file was written from.
+
+    Raises:
+        DataLoadError: No such file, an unknown extension, or a file that is not a results
+            export (the message names the columns it lacks).
+
+    Example:
+        >>> import evaltoolkit as et, tempfile, pathlib
+        >>> result = et.run_evals([{"id": 1, "input": "q", "output": "a b", "ground_truth": "a"}],
+        ...                       et.create_textual_difference_scorer(), progress=False)
+        >>> path = result.to_parquet(pathlib.Path(tempfile.mkdtemp()) / "results.parquet")
+        >>> et.read_results(path).to_frame().equals(result.to_frame())
+        True
+    """
+    source = Path(path)
+    if not source.is_file():
+        raise DataLoadError(f"no such results file: {str(source)!r}")
+    suffix = source.suffix.lower()
+    try:
+        if suffix == ".parquet":
+            import pandas as pd
+
+            return EvalResult.from_frame(pd.read_parquet(source))
+        if suffix == ".csv":
+            columns, cells, rows = _read_csv(source)
+        elif suffix in (".jsonl", ".ndjson"):
+            columns, cells, rows = _read_jsonl(source)
+        else:
+            raise DataLoadError(
+                f"cannot read results from {str(source)!r}: the extension must be .parquet, "
+                ".csv or .jsonl"
+            )
+        return _from_columns(columns, cells, rows)
+    except ConfigurationError as error:
+        raise DataLoadError(f"{source}: {error}") from error
+    except (OSError, ValueError) as error:
+        if isinstance(error, DataLoadError):
+            raise
+        raise DataLoadError(f"cannot read {str(source)!r}: {error}") from error
+
+
+def as_eval_result(value: EvalResult | pd.DataFrame | str | os.PathLike[str]) -> EvalResult:
+    """An EvalResult from a result, the rows of an export, or the path of a saved one.
+
+    What the views, the plots and the report accept.
+
+    Raises:
+        ConfigurationError: Something else, or rows that are not an export.
+        DataLoadError: A path that cannot be read as results.
+
+    Example:
+        >>> as_eval_result(EvalResult(items=[], scorer_ids=[])).scorer_ids
+        []
+    """
+    if isinstance(value, EvalResult):
+        return value
+    if isinstance(value, str | os.PathLike):
+        return read_results(value)
+    if hasattr(value, "columns") and hasattr(value, "to_dict"):
+        return EvalResult.from_frame(value)
+    raise ConfigurationError(
+        "expected an EvalResult, the DataFrame of result.to_frame() or result.to_wide(), or "
+        f"the path of saved results; got {type(value).__name__}"
+    )

@@ -238,7 +238,7 @@ def test_a_failed_export_leaves_the_previous_file_and_no_temporary(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     result = _run([{"input": "a", "output": "a"}])
-    for suffix, method in (("csv", "to_csv"), ("parquet", "to_parquet"), ("jsonl", "to_json")):
+    for suffix, method in (("csv", "to_csv"), ("parquet", "to_parquet"), ("jsonl", "dumps")):
         target = tmp_path / f"r.{suffix}"
         target.write_text("previous", encoding="utf-8")
 
@@ -246,8 +246,14 @@ def test_a_failed_export_leaves_the_previous_file_and_no_temporary(
             Path(path).write_text("half a fi", encoding="utf-8")
             raise KeyboardInterrupt
 
+        def fail_midway(*args: Any, **kwargs: Any) -> str:
+            raise KeyboardInterrupt  # JSON Lines are written row by row, from an open file
+
         with monkeypatch.context() as patch:
-            patch.setattr(pd.DataFrame, method, half_then_fail)
+            if suffix == "jsonl":
+                patch.setattr(json, method, fail_midway)
+            else:
+                patch.setattr(pd.DataFrame, method, half_then_fail)
             with pytest.raises(KeyboardInterrupt):
                 getattr(result, f"to_{suffix}")(target)
         assert target.read_text(encoding="utf-8") == "previous"

@@ -113,7 +113,10 @@ def test_cli_runs_a_model_judge_through_an_openai_compatible_server(
         ]
     )
     assert status == 0
-    assert loopback_server.requests_total == 9
+    steps = [body["response_format"]["json_schema"]["name"] for body in loopback_server.requests]
+    assert steps.count("source_judgement") == steps.count("coverage") == 3
+    # The three reason prompts are identical: the cache may answer the later ones.
+    assert 1 <= steps.count("reason") <= 3
     frame = pd.read_json(out, lines=True)
     assert frame["score"].tolist() == [0.5, 0.5, 0.5]
     assert set(frame["judge_model"]) == {"openai/loopback"}

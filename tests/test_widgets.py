@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import html
 import json
 import re
 import subprocess
@@ -16,13 +15,14 @@ import pandas as pd
 import pytest
 from _support import DATA, REPO
 from judge_script import requests_for, script_steps
+from markupsafe import escape
 
 import evaltoolkit as et
 from evaltoolkit import ConfigurationError, EvalResult, MissingDependencyError
+from evaltoolkit._html import CELL_STYLE as CELL
 from evaltoolkit.errors import JudgeReplyError
 from evaltoolkit.judge import JudgeReply, JudgeRequest, OfflineJudge
 from evaltoolkit.widgets import AxisExplorer, PromptTuner, ResultBrowser
-from evaltoolkit.widgets._html import CELL_STYLE as CELL
 
 SCRIPT = "<script>alert(1)</script>"
 IMG = "<img src=x onerror=alert(1)>"
@@ -189,9 +189,9 @@ def test_selecting_an_item_shows_its_texts_claims_questions_and_reason(
     assert claims == [
         [
             str(position),
-            html.escape(claim["claim"]),
+            str(escape(claim["claim"])),
             "supported" if claim["supported"] else "not supported",
-            html.escape(claim["reason"]),
+            str(escape(claim["reason"])),
         ]
         for position, claim in enumerate(score.preprocess_step_result["alignment"], start=1)
     ]
@@ -200,16 +200,16 @@ def test_selecting_an_item_shows_its_texts_claims_questions_and_reason(
     assert questions == [
         [
             str(position),
-            html.escape(verdict["question"]),
+            str(escape(verdict["question"])),
             "answered" if verdict["answered"] else "not answered",
-            html.escape(verdict["reason"]),
+            str(escape(verdict["reason"])),
         ]
         for position, verdict in enumerate(score.analyze_step_result["coverage"], start=1)
     ]
     assert [row[2] for row in questions].count("not answered") == details["unanswered_questions"]
     assert f"<td style='{CELL}'>{score.score:.3f}</td>" in detail
     assert f"<td style='{CELL}'>{details['decided_by']}</td>" in detail
-    assert html.escape(str(score.reason)) in detail
+    assert str(escape(str(score.reason))) in detail
 
 
 def test_picking_in_the_list_selects_like_a_click(summaries: EvalResult) -> None:
@@ -347,8 +347,8 @@ def test_result_browser_detail_shows_the_error_and_the_raw_replies(
     browser.show("bad-coverage", "summarization")
     detail = browser.detail.value
     assert "Failed at step coverage (JudgeReplyError): the coverage reply never validated" in detail
-    assert "the model&#x27;s last raw reply" in detail
-    assert "{&quot;verdicts&quot;: [oops &lt;b&gt;bold&lt;/b&gt;" in detail
+    assert "the model&#39;s last raw reply" in detail
+    assert "{&#34;verdicts&#34;: [oops &lt;b&gt;bold&lt;/b&gt;" in detail
     assert "<b>bold</b>" not in detail
     _assert_escaped_payload_text(detail)
 
@@ -394,8 +394,8 @@ def test_prompt_tuner_says_the_offline_judge_ignores_prompts(rows: list[dict[str
     note = tuner.offline_note.value
     assert "offline judge" in note and "ignores prompts" in note
     assert "scores before and after" in note
-    assert "create_summarization_scorer(model=&quot;openai/gpt-4o-mini&quot;)" in note
-    assert "api_base=&quot;http://127.0.0.1:8000/v1&quot;" in note
+    assert "create_summarization_scorer(model=&#34;openai/gpt-4o-mini&#34;)" in note
+    assert "api_base=&#34;http://127.0.0.1:8000/v1&#34;" in note
     assert set(tuner.textareas) == {"system", "source_judgement", "coverage", "reason"}
     assert tuner.textareas["coverage"].value == et.create_summarization_scorer().prompts["coverage"]
 
@@ -469,7 +469,7 @@ def test_export_returns_only_the_changed_templates(rows: list[dict[str, Any]]) -
     assert tuner.exported == {"coverage": edited}
     assert tuner.export() == {"coverage": edited}
     shown = tuner.export_view.value
-    assert "prompts = {&#x27;coverage&#x27;:" in shown
+    assert "prompts = {&#39;coverage&#39;:" in shown
     assert "create_summarization_scorer(model=..., prompts=prompts)" in shown
     assert "&lt;b&gt;only&lt;/b&gt;" in shown and "<b>only</b>" not in shown
     rebuilt = et.create_summarization_scorer(prompts=tuner.exported)

@@ -1,8 +1,10 @@
 """Meta-evaluation: how far a judge agrees with human labels.
 
 :func:`agreement` computes correlations (pooled and per group), AUROC, accuracy and F1 for
-binary labels, with seeded bootstrap intervals. The loaders read labelled files into the
-standard scoring layout (``item_id``, ``input``, ``output``, ``ground_truth``).
+binary labels, with seeded bootstrap intervals. :func:`meta_evaluate` scores a labelled file
+with one judge; :func:`compare_judges` scores it with several and ranks them in a
+leaderboard. The loaders read labelled files into the standard scoring layout (``item_id``,
+``input``, ``output``, ``ground_truth``).
 """
 
 from __future__ import annotations
@@ -11,15 +13,27 @@ import os
 from pathlib import Path
 
 from ._agreement import agreement
+from ._compare import (
+    JudgeComparison,
+    acompare_judges,
+    ajudge_comparison,
+    compare_judges,
+    judge_comparison,
+)
 from ._evaluate import ANSWER_THRESHOLD, MetaEvaluation, ameta_evaluate, meta_evaluate
 from ._loaders import load_qa_equivalence, load_sentence_pairs, load_summeval, load_table
 
 __all__ = [
     "ANSWER_THRESHOLD",
+    "JudgeComparison",
     "MetaEvaluation",
+    "acompare_judges",
     "agreement",
+    "ajudge_comparison",
     "ameta_evaluate",
+    "compare_judges",
     "find_benchmarks",
+    "judge_comparison",
     "load_qa_equivalence",
     "load_sentence_pairs",
     "load_summeval",

@@ -171,6 +171,7 @@ def meta_evaluate(
     n_bootstrap: int = 1000,
     concurrency: int = 8,
     progress: bool = True,
+    scorer: Scorer | None = None,
     **judge_options: Any,
 ) -> MetaEvaluation:
     """Score a labelled data set with a judge and measure its agreement with the labels.
@@ -198,6 +199,9 @@ def meta_evaluate(
         n_bootstrap: Bootstrap resamples of the intervals.
         concurrency: Items and judge calls in flight.
         progress: Show a progress bar.
+        scorer: A scorer of the task to use as it is (its own model, prompts and options)
+            instead of building one from ``model`` and ``judge_options``; see also
+            :func:`~evaltoolkit.meta.compare_judges`.
         **judge_options: Passed to the judge (``api_base``, ``cache``, ...).
 
     Example:
@@ -227,6 +231,7 @@ def meta_evaluate(
             n_bootstrap=n_bootstrap,
             concurrency=concurrency,
             progress=progress,
+            scorer=scorer,
             **judge_options,
         )
     )
@@ -249,6 +254,7 @@ async def ameta_evaluate(
     n_bootstrap: int = 1000,
     concurrency: int = 8,
     progress: bool = True,
+    scorer: Scorer | None = None,
     **judge_options: Any,
 ) -> MetaEvaluation:
     """Score a labelled data set and measure agreement (async twin of :func:`meta_evaluate`)."""
@@ -266,7 +272,13 @@ async def ameta_evaluate(
     if group is not None:
         _require(frame, group, "--group")
     defaults = _DEFAULT_COLUMNS[task]
-    scorer = _scorer_for(task, model, judge_options)
+    if scorer is None:
+        scorer = _scorer_for(task, model, judge_options)
+    elif model is not None or judge_options:
+        raise ConfigurationError(
+            "pass either scorer= or a model and judge options, not both; set the model and "
+            "its options on the scorer itself"
+        )
 
     scores = frame[[label] + ([group] if group else [])].copy()
     scores.insert(0, "item_id", _item_ids(frame))

@@ -293,8 +293,8 @@ def create_summarization_scorer(
         source: The text to judge summaries against. By default, each item's ``source``
             field when it has one, else the first user message of its input.
         source_extractor: ``f(input, output) -> str`` returning the source; wins over an
-            item's ``source`` field and over ``source`` (see :func:`~evaltoolkit.extract_tool_results` for documents that came
-            from a tool).
+            item's ``source`` field and over ``source`` (see
+            :func:`~evaltoolkit.extract_tool_results` for documents that came from a tool).
         max_questions: At most this many coverage questions per source (>= 1).
         scale: Multiplier of the final score.
         reason: ``"model"`` asks the judge to explain the score; ``"template"`` writes the

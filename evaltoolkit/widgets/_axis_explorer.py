@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
 
+from .._html import esc, format_score, note
 from ..errors import ConfigurationError
 from ..plots import AxisPoint, draw_axis_scatter
 from ..records import EvalResult
 from ._base import View, figure_png, ipywidgets
 from ._detail import summarization_detail
-from ._html import esc, format_score, note
 from ._rows import ResultRow, result_rows
 
 if TYPE_CHECKING:
@@ -51,7 +52,7 @@ class AxisExplorer(View):
 
     def __init__(
         self,
-        result: EvalResult | pd.DataFrame,
+        result: EvalResult | pd.DataFrame | str | os.PathLike[str],
         *,
         scorer: str = "summarization",
         threshold: float = 0.3,
@@ -61,7 +62,8 @@ class AxisExplorer(View):
         """Build the view.
 
         Args:
-            result: An EvalResult holding summarization results, or its ``to_frame()``.
+            result: An EvalResult holding summarization results, its ``to_frame()`` (or
+                ``to_wide()``), or the path of saved results.
             scorer: The summarization scorer's id in the run.
             threshold: The initial disagreement threshold (0 to 1).
             max_listed: The most items the list holds (the most disagreeing ones).

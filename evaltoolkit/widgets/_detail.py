@@ -6,11 +6,10 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ._html import (
+from .._html import (
     Markup,
     badge,
     details_block,
-    esc,
     format_score,
     heading,
     join,
@@ -156,7 +155,7 @@ def summarization_detail(row: ResultRow) -> Markup:
         error_section(row),
     ]
     if row.reason:
-        parts.append(Markup(f"<p><b>Reason.</b> {esc(row.reason)}</p>"))
+        parts.append(Markup("<p><b>Reason.</b> {}</p>").format(row.reason))
     parts.append(
         side_by_side(
             text_block("Source", source_text(row)), text_block("Summary", summary_text(row))
@@ -164,4 +163,4 @@ def summarization_detail(row: ResultRow) -> Markup:
     )
     if not row.failed:
         parts.extend([claims_section(row), questions_section(row)])
-    return Markup(f"<div class='evaltoolkit-detail'>{join(parts)}</div>")
+    return Markup("<div class='evaltoolkit-detail'>{}</div>").format(join(parts))

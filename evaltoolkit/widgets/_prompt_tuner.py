@@ -10,13 +10,13 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._datasets import DataItem, load_items
+from .._html import Markup, esc, format_score, join, note, table
 from .._sync import run_sync
 from ..errors import ConfigurationError
 from ..records import EvalResult, ItemResult
 from ..runner import arun_evals
 from ..scorers import JudgedScorer, Scorer
 from ._base import View, ipywidgets
-from ._html import Markup, esc, format_score, join, note, table
 
 if TYPE_CHECKING:
     import pandas as pd

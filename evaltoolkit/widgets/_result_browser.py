@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ConfigurationError
-from ..records import EvalResult
-from ._base import View, ipywidgets
-from ._detail import claims_section, error_section, judge_calls_section, questions_section
-from ._html import (
+from .._html import (
     Markup,
-    esc,
+    details_block,
     format_score,
     heading,
     join,
@@ -23,7 +20,11 @@ from ._html import (
     table,
     text_block,
 )
-from ._rows import ResultRow, result_rows
+from ..errors import ConfigurationError
+from ..records import EvalResult
+from ._base import View, ipywidgets
+from ._detail import claims_section, error_section, judge_calls_section, questions_section
+from ._rows import ResultRow, judged_another_source, result_rows
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -98,11 +99,17 @@ class ResultBrowser(View):
         ('volcano-alert-13', 'summarization')
     """
 
-    def __init__(self, result_or_frame: EvalResult | pd.DataFrame, *, max_rows: int = 50) -> None:
+    def __init__(
+        self,
+        result_or_frame: EvalResult | pd.DataFrame | str | os.PathLike[str],
+        *,
+        max_rows: int = 50,
+    ) -> None:
         """Build the view.
 
         Args:
-            result_or_frame: An EvalResult, or the DataFrame of its ``to_frame()``.
+            result_or_frame: An EvalResult, the DataFrame of its ``to_frame()`` (or
+                ``to_wide()``), or the path of saved results.
             max_rows: The most rows the table shows at once.
 
         Raises:
@@ -282,7 +289,7 @@ class ResultBrowser(View):
         )
         return join(
             [
-                Markup(f"<div class='evaltoolkit-showing'>{esc(summary)}</div>"),
+                Markup("<div class='evaltoolkit-showing'>{}</div>").format(summary),
                 table(headers, body, css_class="evaltoolkit-results"),
             ]
         )
@@ -303,8 +310,10 @@ class ResultBrowser(View):
         parts: list[object] = [heading(f"{row.item_id} · {row.scorer}"), key_value_table(pairs)]
         parts.append(error_section(row))
         if row.reason:
-            parts.append(Markup(f"<p><b>Reason.</b> {esc(row.reason)}</p>"))
-        extras = list(row.extra.items())[:_EXTRA_SHOWN_MAX]
+            parts.append(Markup("<p><b>Reason.</b> {}</p>").format(row.reason))
+        # The judged source is shown as a text block below, not as a detail.
+        shown_extras = [(k, v) for k, v in row.extra.items() if row.source is None or k != "source"]
+        extras = shown_extras[:_EXTRA_SHOWN_MAX]
         if extras:
             parts.append(heading("Details and fields"))
             parts.append(
@@ -314,13 +323,21 @@ class ResultBrowser(View):
                 )
             )
         blocks = [text_block("Input", _text(row.input)), text_block("Output", _text(row.output))]
+        other_source = judged_another_source(row)
+        if row.source is not None:
+            # Show the text the scorer judged as the source; when source= or source_extractor=
+            # chose another text than the input's, say so and keep the input, collapsed.
+            label = "Source (the text judged)" if other_source else "Source"
+            blocks[0] = text_block(label, row.source)
         if row.ground_truth is not None:
             blocks.append(text_block("Ground truth", _text(row.ground_truth)))
         parts.append(side_by_side(*blocks))
+        if other_source:
+            parts.append(details_block("Input", _text(row.input)))
         if row.preprocess and "alignment" in row.preprocess:
             parts.extend([claims_section(row), questions_section(row)])
         parts.append(judge_calls_section(row))
-        return Markup(f"<div class='evaltoolkit-detail'>{join(parts)}</div>")
+        return Markup("<div class='evaltoolkit-detail'>{}</div>").format(join(parts))
 
     def _on_control(self, change: dict[str, Any]) -> None:
         self.refresh()

@@ -1,49 +1,30 @@
-"""One flat view of a scored item, read from an EvalResult or from its ``to_frame()`` rows."""
+"""One flat view of a scored item, read from an EvalResult, the rows of an export, or a file.
+
+Rows and files are read by :mod:`evaltoolkit.records` (``EvalResult.from_frame`` and
+``read_results``), the one place that knows the export columns; nothing here parses them.
+"""
 
 from __future__ import annotations
 
-import json
 import math
-from collections.abc import Mapping
+import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ConfigurationError, InputError
+from ..errors import InputError
 from ..messages import input_text, output_text
-from ..records import EvalResult, ItemResult, ScoreResult
+from ..records import EvalResult, ItemResult, ScoreResult, as_eval_result
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["ResultRow", "result_rows", "source_text", "summary_text"]
-
-# Columns of EvalResult.to_frame() that are not a scorer's details nor an item's own fields.
-_KNOWN_COLUMNS = frozenset(
-    {
-        "item_id",
-        "scorer",
-        "score",
-        "reason",
-        "error",
-        "error_step",
-        "input",
-        "output",
-        "ground_truth",
-        "judge_model",
-        "model_calls",
-        "attempts",
-        "cached_calls",
-        "prompt_tokens",
-        "completion_tokens",
-        "cost",
-        "latency_s",
-        "run_id",
-        "preprocess_step_result",
-        "analyze_step_result",
-        "prompts",
-        "raw_replies",
-    }
-)
+__all__ = [
+    "ResultRow",
+    "judged_another_source",
+    "result_rows",
+    "source_text",
+    "summary_text",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +50,8 @@ class ResultRow:
         prompts: The prompt of each judge call, by step.
         raw_replies: The raw reply of each judge call, by step.
         judge_model: The judge model, None for scorers without one.
+        source: The source text the scorer judged (the summarization scorer's ``source``
+            detail), None when the result does not record one.
     """
 
     position: int
@@ -89,6 +72,7 @@ class ResultRow:
     prompts: dict[str, str] = field(default_factory=dict)
     raw_replies: dict[str, str | None] = field(default_factory=dict)
     judge_model: str | None = None
+    source: str | None = None
 
     @property
     def failed(self) -> bool:
@@ -105,6 +89,7 @@ class ResultRow:
 
 def _from_score(position: int, item: ItemResult, result: ScoreResult) -> ResultRow:
     error = result.error
+    source = result.details.get("source")
     return ResultRow(
         position=position,
         item_id=item.item_id,
@@ -127,86 +112,23 @@ def _from_score(position: int, item: ItemResult, result: ScoreResult) -> ResultR
         prompts=result.prompts,
         raw_replies=result.raw_replies,
         judge_model=result.judge_model,
+        source=source if isinstance(source, str) else None,
     )
 
 
-def _missing(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
-
-
-def _cell(value: Any) -> Any:
-    """A frame cell as a Python value: None for missing cells, numpy scalars unwrapped."""
-    if _missing(value):
-        return None
-    if hasattr(value, "item") and not isinstance(value, str | bytes):
-        try:
-            return value.item()
-        except (TypeError, ValueError):
-            return value
-    return value
-
-
-def _json_cell(value: Any) -> Any:
-    """A cell that to_frame() wrote as JSON text, parsed back."""
-    value = _cell(value)
-    if isinstance(value, str):
-        try:
-            return json.loads(value)
-        except json.JSONDecodeError:
-            return value
-    return value
-
-
-def _mapping_cell(value: Any) -> dict[str, Any]:
-    parsed = _json_cell(value)
-    return dict(parsed) if isinstance(parsed, Mapping) else {}
-
-
-def _text_or_none(value: Any) -> str | None:
-    value = _cell(value)
-    return None if value is None else str(value)
-
-
-def _from_record(position: int, record: Mapping[str, Any]) -> ResultRow:
-    score = _cell(record.get("score"))
-    preprocess = _json_cell(record.get("preprocess_step_result"))
-    analyze = _json_cell(record.get("analyze_step_result"))
-    return ResultRow(
-        position=position,
-        item_id=_cell(record.get("item_id", position)),
-        scorer=str(_cell(record.get("scorer")) or "score"),
-        score=math.nan if score is None else float(score),
-        reason=_text_or_none(record.get("reason")),
-        error_step=_text_or_none(record.get("error_step")),
-        error_message=_text_or_none(record.get("error")),
-        input=_cell(record.get("input")),
-        output=_cell(record.get("output")),
-        ground_truth=_cell(record.get("ground_truth")),
-        extra={
-            str(key): _cell(value)
-            for key, value in record.items()
-            if key not in _KNOWN_COLUMNS and not _missing(value)
-        },
-        preprocess=preprocess if isinstance(preprocess, dict) else None,
-        analyze=analyze if isinstance(analyze, dict) else None,
-        prompts={str(k): str(v) for k, v in _mapping_cell(record.get("prompts")).items()},
-        raw_replies={
-            str(k): None if v is None else str(v)
-            for k, v in _mapping_cell(record.get("raw_replies")).items()
-        },
-        judge_model=_text_or_none(record.get("judge_model")),
-    )
-
-
-def result_rows(result_or_frame: EvalResult | pd.DataFrame) -> list[ResultRow]:
+def result_rows(
+    result: EvalResult | pd.DataFrame | str | os.PathLike[str],
+) -> list[ResultRow]:
     """Every (item, scorer) result as a :class:`ResultRow`, in data order.
 
     Args:
-        result_or_frame: An :class:`~evaltoolkit.EvalResult`, or the DataFrame of its
-            ``to_frame()`` (read back from Parquet or CSV, for example).
+        result: An :class:`~evaltoolkit.EvalResult`, the DataFrame of its ``to_frame()`` or
+            ``to_wide()``, or the path of saved results (read with
+            :func:`~evaltoolkit.read_results`).
 
     Raises:
-        ConfigurationError: Anything else, or a frame without a ``score`` column.
+        ConfigurationError: Anything else, or rows that are not a results export.
+        DataLoadError: A path that cannot be read as results.
 
     Example:
         >>> from evaltoolkit import create_textual_difference_scorer, run_evals
@@ -215,55 +137,43 @@ def result_rows(result_or_frame: EvalResult | pd.DataFrame) -> list[ResultRow]:
         >>> [row.score for row in result_rows(result)]
         [1.0]
     """
-    if isinstance(result_or_frame, EvalResult):
-        rows: list[ResultRow] = []
-        for item in result_or_frame.items:
-            for score in item.scorer_results.values():
-                rows.append(_from_score(len(rows), item, score))
-        return rows
-    if hasattr(result_or_frame, "to_dict") and hasattr(result_or_frame, "columns"):
-        if "score" not in result_or_frame.columns:
-            raise ConfigurationError(
-                "the frame has no 'score' column; pass an EvalResult or result.to_frame()"
-            )
-        records = result_or_frame.to_dict(orient="records")
-        return [
-            _from_record(position, {str(key): value for key, value in record.items()})
-            for position, record in enumerate(records)
-        ]
-    raise ConfigurationError(
-        f"expected an EvalResult or the DataFrame of result.to_frame(), "
-        f"got {type(result_or_frame).__name__}"
-    )
+    rows: list[ResultRow] = []
+    for item in as_eval_result(result).items:
+        for score in item.scorer_results.values():
+            rows.append(_from_score(len(rows), item, score))
+    return rows
 
 
-def _as_messages(value: Any) -> Any:
-    """Message lists come back from a frame as JSON text; parse them, leave other text alone."""
-    if isinstance(value, str) and value[:1] in "[{":
-        try:
-            parsed = json.loads(value)
-        except json.JSONDecodeError:
-            return value
-        if isinstance(parsed, list | dict):
-            return parsed
-    return value
+def _text(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
+def _input_source(row: ResultRow) -> str:
+    """The input's first user message: the source the summarization scorer reads by default."""
+    try:
+        return input_text(row.input)
+    except InputError:
+        return _text(row.input)
 
 
 def source_text(row: ResultRow) -> str:
-    """The source document of a summarization row (the input's first user message)."""
-    for candidate in (_as_messages(row.input), row.input):
-        try:
-            return input_text(candidate)
-        except InputError:
-            continue
-    return "" if row.input is None else str(row.input)
+    """The source document of a summarization row.
+
+    The text the scorer judged when its result records it (``source=`` or
+    ``source_extractor=`` may have chosen another text than the input), else the input's
+    first user message, as the scorer reads it by default.
+    """
+    return row.source if row.source is not None else _input_source(row)
+
+
+def judged_another_source(row: ResultRow) -> bool:
+    """Whether the scorer judged a source other than the input's (``source_extractor=``)."""
+    return row.source is not None and row.source != _input_source(row)
 
 
 def summary_text(row: ResultRow) -> str:
     """The summary of a summarization row (the output's last assistant text)."""
-    for candidate in (_as_messages(row.output), row.output):
-        try:
-            return output_text(candidate)
-        except InputError:
-            continue
-    return "" if row.output is None else str(row.output)
+    try:
+        return output_text(row.output)
+    except InputError:
+        return _text(row.output)

@@ -1,0 +1,561 @@
+"""Compare judges against human labels: one leaderboard row per judge, and their agreement.
+
+:func:`compare_judges` scores the same labelled data with every judge (different models,
+prompts or settings of one scorer) through :func:`~evaltoolkit.meta.meta_evaluate`, measures
+each judge's agreement with the label with :func:`~evaltoolkit.meta.agreement`, and ranks
+them. The agreement between each pair of judges comes with it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .._datasets import read_table
+from .._sync import run_sync
+from ..errors import ConfigurationError
+from ..records import EvalResult
+from ..scorers import (
+    ANSWER_THRESHOLD,
+    AnswerSimilarityScorer,
+    Scorer,
+    SummarizationScorer,
+    TextualDifferenceScorer,
+)
+from ._agreement import agreement
+from ._evaluate import TASKS, MetaEvaluation, Task, ameta_evaluate
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "JudgeComparison",
+    "acompare_judges",
+    "ajudge_comparison",
+    "compare_judges",
+    "judge_comparison",
+]
+
+#: Leaderboard columns always present, in order (the metric columns depend on the label).
+LEADING_COLUMNS = (
+    "rank",
+    "judge",
+    "judge_model",
+    "metric",
+    "agreement",
+    "ci_low",
+    "ci_high",
+)
+TRAILING_COLUMNS = (
+    "n",
+    "items",
+    "scored",
+    "failed",
+    "prompt_tokens",
+    "completion_tokens",
+    "tokens",
+    "cost",
+    "mean_latency_s",
+)
+
+_COLUMN_OPTIONS = frozenset(
+    {"source_col", "summary_col", "question_col", "answer_col", "reference_col"}
+)
+
+_SCORER_TASKS: tuple[tuple[type[Scorer], Task], ...] = (
+    (SummarizationScorer, "summarization"),
+    (AnswerSimilarityScorer, "answer-similarity"),
+    (TextualDifferenceScorer, "textual-difference"),
+)
+
+
+@dataclass(slots=True)
+class JudgeComparison:
+    """Everything :func:`judge_comparison` produced: the leaderboard and what is behind it.
+
+    Attributes:
+        leaderboard: One row per judge, best agreement first: what :func:`compare_judges`
+            returns.
+        pairwise: One row per pair of judges: how far their scores agree (the records of
+            ``leaderboard.attrs["pairwise"]`` as a DataFrame).
+        evaluations: Each judge's :class:`~evaltoolkit.meta.MetaEvaluation` (its scores per
+            labelled item, its agreement table and the run behind them), by judge name.
+    """
+
+    leaderboard: pd.DataFrame
+    pairwise: pd.DataFrame
+    evaluations: dict[str, MetaEvaluation]
+
+    @property
+    def results(self) -> dict[str, EvalResult]:
+        """Each judge's scoring run, by judge name: for the views, the plots and the report."""
+        return {name: evaluation.result for name, evaluation in self.evaluations.items()}
+
+
+def _task_of(judges: Mapping[str, Scorer], task: Task | None) -> Task:
+    if task is not None:
+        if task not in TASKS:
+            raise ConfigurationError(f"unknown task {task!r}; choose one of {', '.join(TASKS)}")
+        return task
+    found: dict[str, Task] = {}
+    for name, judge in judges.items():
+        kind = next((t for cls, t in _SCORER_TASKS if isinstance(judge, cls)), None)
+        if kind is None:
+            raise ConfigurationError(
+                f"judge {name!r} is a {type(judge).__name__}, whose task is unknown; pass "
+                f"task= (one of {', '.join(TASKS)})"
+            )
+        found[name] = kind
+    tasks = set(found.values())
+    if len(tasks) > 1:
+        raise ConfigurationError(
+            f"the judges score different tasks ({found}); compare judges of one task"
+        )
+    return found[next(iter(found))]
+
+
+def _check_judges(judges: Mapping[str, Scorer]) -> dict[str, Scorer]:
+    if not isinstance(judges, Mapping) or not judges:
+        raise ConfigurationError(
+            "judges must be a non-empty dict of names to scorers, e.g. "
+            '{"gpt-4o-mini": create_summarization_scorer("openai/gpt-4o-mini"), '
+            '"offline": create_summarization_scorer()}'
+        )
+    for name, judge in judges.items():
+        if not isinstance(judge, Scorer):
+            raise ConfigurationError(
+                f"judge {name!r} is {type(judge).__name__}, not a scorer (from create_*_scorer)"
+            )
+    return {str(name): judge for name, judge in judges.items()}
+
+
+def _metric_value(table: pd.DataFrame, metric: str, level: str) -> tuple[float, float, float]:
+    rows = table[(table["metric"] == metric) & (table["level"] == level)]
+    if not len(rows):
+        return math.nan, math.nan, math.nan
+    row = rows.iloc[0]
+    return float(row["value"]), float(row["ci_low"]), float(row["ci_high"])
+
+
+def _leaderboard_row(
+    name: str,
+    evaluation: MetaEvaluation,
+    table: pd.DataFrame,
+    score: str,
+    group: str | None,
+) -> dict[str, Any]:
+    binary = bool((table["metric"] == "auroc").any())
+    row: dict[str, Any] = {"judge": name, "judge_model": evaluation.judge_model}
+    if binary:
+        metrics = [("auroc", "pooled", "auroc")]
+        accuracy = "accuracy" if (table["metric"] == "accuracy").any() else "best_accuracy"
+        metrics.append((accuracy, "pooled", "accuracy"))
+        primary = "auroc"
+    else:
+        metrics = [("spearman", "pooled", "spearman"), ("kendall", "pooled", "kendall")]
+        if group is not None:
+            metrics += [
+                ("spearman", "per_group", "spearman_per_group"),
+                ("kendall", "per_group", "kendall_per_group"),
+            ]
+        primary = "spearman_per_group" if group is not None else "spearman"
+    values: dict[str, tuple[float, float, float]] = {}
+    for metric, level, column in metrics:
+        values[column] = _metric_value(table, metric, level)
+        row[column], row[f"{column}_ci_low"], row[f"{column}_ci_high"] = values[column]
+    if binary:
+        thresholds = table[table["metric"].isin(["accuracy", "best_accuracy"])]["threshold"]
+        row["threshold"] = float(thresholds.iloc[0]) if len(thresholds) else math.nan
+    elif group is not None:
+        groups = table[(table["level"] == "per_group") & (table["metric"] == "spearman")]
+        row["groups"] = int(groups["groups"].iloc[0]) if len(groups) else 0
+    row["metric"] = primary
+    row["agreement"], row["ci_low"], row["ci_high"] = values[primary]
+
+    scores = evaluation.scores[score]
+    finite = [
+        value
+        for value in scores.tolist()
+        if isinstance(value, float | int) and math.isfinite(value)
+    ]
+    result = evaluation.result
+    usage = result.usage
+    latencies = [
+        score_result.latency_s for item in result for score_result in item.scorer_results.values()
+    ]
+    pooled = table[(table["level"] == "pooled")]
+    row.update(
+        {
+            "n": int(pooled["n"].iloc[0]) if len(pooled) else 0,
+            "items": len(scores),
+            "scored": len(finite),
+            "failed": len(scores) - len(finite),
+            "prompt_tokens": usage.prompt_tokens if usage else None,
+            "completion_tokens": usage.completion_tokens if usage else None,
+            "tokens": usage.total_tokens if usage else None,
+            "cost": result.cost,
+            "mean_latency_s": math.fsum(latencies) / len(latencies) if latencies else math.nan,
+        }
+    )
+    return row
+
+
+def _pairwise(
+    evaluations: Mapping[str, MetaEvaluation],
+    score: str,
+    group: str | None,
+    *,
+    n_bootstrap: int,
+    confidence: float,
+    seed: int,
+) -> pd.DataFrame:
+    import pandas as pd
+
+    columns = ["judge_a", "judge_b", "n", "spearman", "spearman_ci_low", "spearman_ci_high"]
+    columns += ["kendall", "kendall_ci_low", "kendall_ci_high", "pearson"]
+    if group is not None:
+        columns += ["spearman_per_group", "groups"]
+    rows = []
+    for first, second in itertools.combinations(evaluations, 2):
+        frame = pd.DataFrame(
+            {
+                "a": evaluations[first].scores[score].astype(float).to_numpy(),
+                "b": evaluations[second].scores[score].astype(float).to_numpy(),
+            }
+        )
+        if group is not None:
+            frame["group"] = evaluations[first].scores[group].to_numpy()
+        table = agreement(
+            frame,
+            "a",
+            "b",
+            group="group" if group is not None else None,
+            n_bootstrap=n_bootstrap,
+            confidence=confidence,
+            seed=seed,
+        )
+        row: dict[str, Any] = {"judge_a": first, "judge_b": second}
+        pooled = table[table["level"] == "pooled"]
+        row["n"] = int(pooled["n"].iloc[0]) if len(pooled) else 0
+        for metric in ("spearman", "kendall"):
+            row[metric], row[f"{metric}_ci_low"], row[f"{metric}_ci_high"] = _metric_value(
+                table, metric, "pooled"
+            )
+        row["pearson"] = _metric_value(table, "pearson", "pooled")[0]
+        if group is not None:
+            row["spearman_per_group"] = _metric_value(table, "spearman", "per_group")[0]
+            per_group = table[(table["level"] == "per_group") & (table["metric"] == "spearman")]
+            row["groups"] = int(per_group["groups"].iloc[0]) if len(per_group) else 0
+        rows.append(row)
+    return pd.DataFrame(rows, columns=columns)
+
+
+async def ajudge_comparison(
+    data: str | os.PathLike[str] | pd.DataFrame,
+    judges: Mapping[str, Scorer],
+    *,
+    label: str,
+    group: str | None = None,
+    task: Task | None = None,
+    score: str | None = None,
+    threshold: float | None = None,
+    limit: int | None = None,
+    n_bootstrap: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+    concurrency: int = 8,
+    progress: bool = True,
+    **columns: str | None,
+) -> JudgeComparison:
+    """The async twin of :func:`judge_comparison`."""
+    import pandas as pd
+
+    named = _check_judges(judges)
+    unknown = sorted(set(columns) - _COLUMN_OPTIONS)
+    if unknown:
+        raise ConfigurationError(
+            f"unknown option(s) {', '.join(unknown)}; compare_judges takes the column options "
+            f"{', '.join(sorted(_COLUMN_OPTIONS))}, and each judge's model options belong on "
+            "its scorer"
+        )
+    kind = _task_of(named, task)
+    frame = data if isinstance(data, pd.DataFrame) else read_table(data)
+    if limit is not None:
+        frame = frame.head(limit)
+    frame = frame.reset_index(drop=True)
+    if group is None and kind == "summarization" and "doc_id" in frame.columns:
+        group = "doc_id"
+    if threshold is None and kind == "answer-similarity":
+        threshold = ANSWER_THRESHOLD
+    evaluations: dict[str, MetaEvaluation] = {}
+    for name, judge in named.items():
+        evaluations[name] = await ameta_evaluate(
+            frame,
+            task=kind,
+            label=label,
+            group=group,
+            scorer=judge,
+            threshold=threshold,
+            n_bootstrap=0,
+            concurrency=concurrency,
+            progress=progress,
+            source_col=columns.get("source_col"),
+            summary_col=columns.get("summary_col"),
+            question_col=columns.get("question_col"),
+            answer_col=columns.get("answer_col"),
+            reference_col=columns.get("reference_col"),
+        )
+    first = next(iter(evaluations.values()))
+    chosen = score or first.score_columns[-1]
+    if chosen not in first.score_columns:
+        raise ConfigurationError(
+            f"score={chosen!r} is not a score of this task; choose one of {first.score_columns}"
+        )
+    rows = []
+    for name, evaluation in evaluations.items():
+        table = agreement(
+            evaluation.scores,
+            chosen,
+            label,
+            group=group,
+            threshold=threshold,
+            n_bootstrap=n_bootstrap,
+            confidence=confidence,
+            seed=seed,
+        )
+        rows.append(_leaderboard_row(name, evaluation, table, chosen, group))
+    leaderboard = pd.DataFrame(rows)
+    leaderboard = leaderboard.sort_values(
+        "agreement", ascending=False, na_position="last", kind="stable"
+    ).reset_index(drop=True)
+    leaderboard.insert(0, "rank", range(1, len(leaderboard) + 1))
+    metric_columns = [
+        column
+        for column in leaderboard.columns
+        if column not in LEADING_COLUMNS and column not in TRAILING_COLUMNS
+    ]
+    leaderboard = leaderboard[[*LEADING_COLUMNS, *metric_columns, *TRAILING_COLUMNS]]
+    pairwise = _pairwise(
+        evaluations, chosen, group, n_bootstrap=n_bootstrap, confidence=confidence, seed=seed
+    )
+    # Plain values only: pandas deep-copies attrs on every operation and compares them when
+    # combining frames (a DataFrame there would break board.merge(...)).
+    leaderboard.attrs = {
+        "pairwise": pairwise.to_dict(orient="records"),
+        "task": kind,
+        "label": label,
+        "score": chosen,
+        "group": group,
+        "metric": str(leaderboard["metric"].iloc[0]),
+    }
+    return JudgeComparison(leaderboard=leaderboard, pairwise=pairwise, evaluations=evaluations)
+
+
+def judge_comparison(
+    data: str | os.PathLike[str] | pd.DataFrame,
+    judges: Mapping[str, Scorer],
+    *,
+    label: str,
+    group: str | None = None,
+    task: Task | None = None,
+    score: str | None = None,
+    threshold: float | None = None,
+    limit: int | None = None,
+    n_bootstrap: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+    concurrency: int = 8,
+    progress: bool = True,
+    **columns: str | None,
+) -> JudgeComparison:
+    """:func:`compare_judges`, keeping what is behind the leaderboard: each judge's run.
+
+    Takes the arguments of :func:`compare_judges`. Use it to read the items on which the
+    judges differ, or to write a report of their runs beside the leaderboard, without
+    scoring the data again.
+
+    Returns:
+        A :class:`JudgeComparison`: ``leaderboard`` (what :func:`compare_judges` returns),
+        ``pairwise`` (a DataFrame), ``evaluations`` and ``results`` by judge name.
+
+    Example:
+        >>> import evaltoolkit as et
+        >>> comparison = judge_comparison(
+        ...     "data/demo_summaries.jsonl",
+        ...     {"5 questions": et.create_summarization_scorer(max_questions=5),
+        ...      "10 questions": et.create_summarization_scorer(max_questions=10)},
+        ...     label="human_score", source_col="input", summary_col="output",
+        ...     n_bootstrap=0, progress=False)
+        >>> len(comparison.results["5 questions"])
+        16
+    """
+    return run_sync(
+        ajudge_comparison(
+            data,
+            judges,
+            label=label,
+            group=group,
+            task=task,
+            score=score,
+            threshold=threshold,
+            limit=limit,
+            n_bootstrap=n_bootstrap,
+            confidence=confidence,
+            seed=seed,
+            concurrency=concurrency,
+            progress=progress,
+            **columns,
+        )
+    )
+
+
+def compare_judges(
+    data: str | os.PathLike[str] | pd.DataFrame,
+    judges: Mapping[str, Scorer],
+    *,
+    label: str,
+    group: str | None = None,
+    task: Task | None = None,
+    score: str | None = None,
+    threshold: float | None = None,
+    limit: int | None = None,
+    n_bootstrap: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+    concurrency: int = 8,
+    progress: bool = True,
+    **columns: str | None,
+) -> pd.DataFrame:
+    """Score one labelled data set with several judges and rank them by agreement with the label.
+
+    Each judge is a scorer of the same task: different models, prompts or settings
+    (``create_summarization_scorer("openai/gpt-4o-mini")``,
+    ``create_summarization_scorer(max_questions=5)``, ...). The data is laid out as
+    :func:`~evaltoolkit.meta.meta_evaluate` does (summarization: ``source`` and ``summary``
+    columns; answer similarity: ``question``, ``candidate`` and ``golden_answers``, a list of
+    golden answers being scored one by one and the best kept; textual difference:
+    ``sentence1`` and ``sentence2``; rename with ``source_col=``, ``summary_col=``,
+    ``question_col=``, ``answer_col=``, ``reference_col=``).
+
+    Agreement is measured with :func:`~evaltoolkit.meta.agreement` on one score column
+    (``score=``; summarization has ``alignment``, ``coverage`` and ``score``, the default):
+
+    - numeric labels: Spearman and Kendall, pooled and, with ``group`` (summarization
+      defaults to ``doc_id`` when present), averaged per group; the leaderboard ranks by the
+      per-group Spearman when there is a group, else the pooled one;
+    - boolean labels: AUROC (the ranking metric) and accuracy at ``threshold`` (answer
+      similarity defaults to :data:`ANSWER_THRESHOLD`; without a threshold, at the
+      threshold that maximises accuracy, named in the ``threshold`` column).
+
+    Every metric has a percentile bootstrap interval (``<metric>_ci_low``,
+    ``<metric>_ci_high``; ``n_bootstrap=0`` skips them).
+
+    Returns:
+        The leaderboard, one row per judge, best first: ``rank``, ``judge``,
+        ``judge_model``, ``metric`` (the ranking metric), ``agreement`` with ``ci_low`` and
+        ``ci_high``, the metric columns above, then ``n`` (items in the agreement),
+        ``items`` (labelled rows), ``scored``, ``failed``, ``prompt_tokens``,
+        ``completion_tokens``, ``tokens``, ``cost`` (USD; None when the model is not
+        priced), ``mean_latency_s`` (per scored item). ``leaderboard.attrs["pairwise"]``
+        holds the agreement between each pair of judges' scores, as records (read them
+        with ``pd.DataFrame(leaderboard.attrs["pairwise"])``): one per pair, with
+        ``judge_a``, ``judge_b``, ``n``, ``spearman`` and ``kendall`` with intervals,
+        ``pearson``, and with a group ``spearman_per_group`` and ``groups``. The other
+        attrs name the ``task``, ``label``, ``score``, ``group`` and ranking ``metric``.
+        :func:`evaltoolkit.plots.agreement_vs_cost` draws it. :func:`judge_comparison`
+        keeps each judge's run as well.
+
+    Args:
+        data: A .jsonl/.csv/.parquet path or a DataFrame with the label column.
+        judges: Judge names to scorers; the names label the leaderboard rows.
+        label: The human label column.
+        group: Column grouping items for per-group correlations (e.g. ``doc_id``).
+        task: The task, when the judges are custom scorers (else read from the scorers).
+        score: The score column compared with the label.
+        threshold: Score threshold for accuracy with boolean labels.
+        limit: Use only the first N rows.
+        n_bootstrap: Bootstrap resamples for the intervals.
+        confidence: Coverage of the intervals.
+        seed: Seed of the bootstrap.
+        concurrency: Items and judge calls in flight, per judge.
+        progress: Show a progress bar per judge.
+        **columns: ``source_col``, ``summary_col``, ``question_col``, ``answer_col``,
+            ``reference_col`` (see :func:`~evaltoolkit.meta.meta_evaluate`).
+
+    Raises:
+        ConfigurationError: No judges, a judge that is not a scorer, judges of different
+            tasks, or a missing column.
+
+    Example:
+        >>> import evaltoolkit as et, pandas as pd
+        >>> board = et.compare_judges(
+        ...     "data/demo_summaries.jsonl",
+        ...     {"5 questions": et.create_summarization_scorer(max_questions=5),
+        ...      "10 questions": et.create_summarization_scorer(max_questions=10)},
+        ...     label="human_score", source_col="input", summary_col="output",
+        ...     n_bootstrap=0, progress=False)
+        >>> sorted(board["judge"])
+        ['10 questions', '5 questions']
+        >>> pairs = pd.DataFrame(board.attrs["pairwise"])
+        >>> list(pairs[["judge_a", "judge_b"]].iloc[0])
+        ['5 questions', '10 questions']
+    """
+    return run_sync(
+        acompare_judges(
+            data,
+            judges,
+            label=label,
+            group=group,
+            task=task,
+            score=score,
+            threshold=threshold,
+            limit=limit,
+            n_bootstrap=n_bootstrap,
+            confidence=confidence,
+            seed=seed,
+            concurrency=concurrency,
+            progress=progress,
+            **columns,
+        )
+    )
+
+
+async def acompare_judges(
+    data: str | os.PathLike[str] | pd.DataFrame,
+    judges: Mapping[str, Scorer],
+    *,
+    label: str,
+    group: str | None = None,
+    task: Task | None = None,
+    score: str | None = None,
+    threshold: float | None = None,
+    limit: int | None = None,
+    n_bootstrap: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+    concurrency: int = 8,
+    progress: bool = True,
+    **columns: str | None,
+) -> pd.DataFrame:
+    """The leaderboard of :func:`compare_judges` (its async twin)."""
+    comparison = await ajudge_comparison(
+        data,
+        judges,
+        label=label,
+        group=group,
+        task=task,
+        score=score,
+        threshold=threshold,
+        limit=limit,
+        n_bootstrap=n_bootstrap,
+        confidence=confidence,
+        seed=seed,
+        concurrency=concurrency,
+        progress=progress,
+        **columns,
+    )
+    return comparison.leaderboard

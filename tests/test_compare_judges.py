@@ -1,0 +1,254 @@
+"""compare_judges: a leaderboard of judges against human labels, over two loopback judges."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import pandas as pd
+import pytest
+from judge_script import prompt_text, step_of
+from loopback_server import Action, LoopbackServer, invalid_json, reply
+from matplotlib.figure import Figure
+from scipy import stats
+
+import evaltoolkit as et
+from evaltoolkit import ConfigurationError
+from evaltoolkit.meta import acompare_judges
+from evaltoolkit.plots import agreement_vs_cost
+
+# Three documents of four summaries; the human consistency label of each summary.
+LABELS = [1, 2, 4, 5, 2, 3, 4, 5, 1, 3, 4, 5]
+DOCS = ["d1"] * 4 + ["d2"] * 4 + ["d3"] * 4
+# Supported claims out of 4 that each judge finds: "good" follows the labels exactly,
+# "noisy" swaps items within each document, and fails on the last item.
+GOOD = [0, 1, 3, 4, 1, 2, 3, 4, 0, 2, 3, 4]
+NOISY = [2, 1, 0, 4, 3, 1, 2, 4, 1, 4, 0, 3]
+FAILING_ITEM = 11
+ITEM = re.compile(r"\[item-(\d+)\]")
+
+
+def _frame() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "doc_id": DOCS,
+            "source": [f"Source document {doc}. It states several facts." for doc in DOCS],
+            "summary": [f"Summary [item-{i}] of {doc}." for i, doc in enumerate(DOCS)],
+            "consistency": LABELS,
+        }
+    )
+
+
+def _judge(supported: list[int], *, fail: int | None = None) -> Any:
+    def respond(body: dict[str, Any]) -> Action:
+        step = step_of(body)
+        found = ITEM.search(prompt_text(body))
+        assert found is not None, "the summary reached the judge"
+        item = int(found.group(1))
+        if step == "source_judgement":
+            if item == fail:
+                return invalid_json()
+            claims = [
+                {"claim": f"claim {k}", "supported": k < supported[item], "reason": "r"}
+                for k in range(4)
+            ]
+            return reply({"claims": claims, "questions": ["Q1?"]})
+        if step == "coverage":
+            return reply({"verdicts": [{"question": "Q1?", "answered": True, "reason": "r"}]})
+        raise AssertionError(f"unexpected step {step!r}")
+
+    return respond
+
+
+@pytest.fixture
+def servers() -> Iterator[tuple[LoopbackServer, LoopbackServer]]:
+    with (
+        LoopbackServer(responder=_judge(GOOD)) as good,
+        LoopbackServer(responder=_judge(NOISY, fail=FAILING_ITEM), latency_s=0.03) as noisy,
+    ):
+        yield good, noisy
+
+
+def _scorer(server: LoopbackServer, **options: Any) -> et.Scorer:
+    return et.create_summarization_scorer(
+        "openai/loopback",
+        api_base=server.url,
+        api_key="sk-test",
+        cache=False,
+        reason="template",
+        max_retries=0,
+        backoff_base=0.01,
+        **options,
+    )
+
+
+def _expected(supported: list[int], *, fail: int | None = None) -> list[float]:
+    return [math.nan if i == fail else k / 4 for i, k in enumerate(supported)]
+
+
+def _per_group_spearman(scores: list[float], labels: list[int]) -> float:
+    values = []
+    for doc in dict.fromkeys(DOCS):
+        rows = [i for i, d in enumerate(DOCS) if d == doc and not math.isnan(scores[i])]
+        values.append(stats.spearmanr([scores[i] for i in rows], [labels[i] for i in rows])[0])
+    return float(sum(values) / len(values))
+
+
+def test_the_leaderboard_ranks_the_judge_that_agrees_with_the_labels_first(
+    servers: tuple[LoopbackServer, LoopbackServer],
+) -> None:
+    good, noisy = servers
+    board = et.compare_judges(
+        _frame(),
+        {"noisy": _scorer(noisy), "good": _scorer(good)},
+        label="consistency",
+        n_bootstrap=200,
+        progress=False,
+    )
+    assert list(board["judge"]) == ["good", "noisy"]
+    assert list(board["rank"]) == [1, 2]
+    # Its attrs hold plain values, so pandas operations that carry them along still work.
+    assert list(board.merge(board[["judge"]], on="judge")["judge"]) == ["good", "noisy"]
+    assert board.attrs["group"] == "doc_id"  # summarization groups by doc_id by default
+    assert set(board["metric"]) == {"spearman_per_group"}
+    good_row, noisy_row = board.iloc[0], board.iloc[1]
+    good_scores, noisy_scores = _expected(GOOD), _expected(NOISY, fail=FAILING_ITEM)
+    # Every figure agrees with scipy on the scores the servers were scripted to produce.
+    assert good_row["spearman"] == pytest.approx(stats.spearmanr(good_scores, LABELS)[0])
+    kept = [i for i in range(len(LABELS)) if i != FAILING_ITEM]
+    assert noisy_row["spearman"] == pytest.approx(
+        stats.spearmanr([noisy_scores[i] for i in kept], [LABELS[i] for i in kept])[0]
+    )
+    assert noisy_row["kendall"] == pytest.approx(
+        stats.kendalltau([noisy_scores[i] for i in kept], [LABELS[i] for i in kept])[0]
+    )
+    assert good_row["agreement"] == pytest.approx(_per_group_spearman(good_scores, LABELS))
+    assert noisy_row["agreement"] == pytest.approx(_per_group_spearman(noisy_scores, LABELS))
+    assert good_row["ci_low"] <= good_row["agreement"] <= good_row["ci_high"]
+    assert good_row["groups"] == 3
+    # Items, failures, tokens, cost and latency.
+    assert (good_row["items"], good_row["scored"], good_row["failed"]) == (12, 12, 0)
+    assert (noisy_row["items"], noisy_row["scored"], noisy_row["failed"]) == (12, 11, 1)
+    assert good_row["n"] == 12 and noisy_row["n"] == 11
+    assert good_row["tokens"] == good_row["prompt_tokens"] + good_row["completion_tokens"] > 0
+    assert good_row["cost"] is None or math.isnan(good_row["cost"])  # not a priced model
+    # The noisy server sleeps 0.03 s before each of an item's two answers: a floor, not a race.
+    assert noisy_row["mean_latency_s"] >= 0.06
+    assert good_row["mean_latency_s"] > 0
+
+
+def test_pairwise_agreement_matches_scipy(servers: tuple[LoopbackServer, LoopbackServer]) -> None:
+    good, noisy = servers
+    board = et.compare_judges(
+        _frame(),
+        {
+            "good": _scorer(good),
+            "noisy": _scorer(noisy),
+            "offline": et.create_summarization_scorer(),
+        },
+        label="consistency",
+        n_bootstrap=0,
+        progress=False,
+    )
+    pairs = pd.DataFrame(board.attrs["pairwise"])
+    assert [tuple(pair) for pair in pairs[["judge_a", "judge_b"]].to_numpy()] == [
+        ("good", "noisy"),
+        ("good", "offline"),
+        ("noisy", "offline"),
+    ]
+    row = pairs.iloc[0]
+    good_scores, noisy_scores = _expected(GOOD), _expected(NOISY, fail=FAILING_ITEM)
+    kept = [i for i in range(len(LABELS)) if i != FAILING_ITEM]
+    a, b = [good_scores[i] for i in kept], [noisy_scores[i] for i in kept]
+    assert row["n"] == 11
+    assert row["spearman"] == pytest.approx(stats.spearmanr(a, b)[0])
+    assert row["kendall"] == pytest.approx(stats.kendalltau(a, b)[0])
+    assert row["pearson"] == pytest.approx(stats.pearsonr(a, b)[0])
+    assert row["groups"] == 3
+    assert list(board["judge"]) == ["good", "noisy", "offline"]
+    # The offline judge scores these made-up texts all alike: no correlation is defined.
+    assert board["agreement"].iloc[:2].between(-1, 1).all()
+
+
+async def test_the_async_twin_gives_the_same_leaderboard() -> None:
+    judges = {
+        "five": et.create_summarization_scorer(max_questions=5, reason="template"),
+        "two": et.create_summarization_scorer(max_questions=2, reason="template"),
+    }
+    options: Mapping[str, Any] = {"label": "consistency", "n_bootstrap": 50, "progress": False}
+    board = await acompare_judges(_frame(), judges, **options)
+    again = et.compare_judges(_frame(), judges, **options)
+    timing = ["mean_latency_s"]  # wall time differs between two runs
+    pd.testing.assert_frame_equal(board.drop(columns=timing), again.drop(columns=timing))
+    assert list(board["judge"]) == list(again["judge"])
+
+
+def test_boolean_labels_give_auroc_and_accuracy_at_the_answer_threshold() -> None:
+    frame = pd.DataFrame(
+        {
+            "question": ["capital of france", "capital of italy", "2+2", "largest planet"],
+            "golden_answers": [["Lyon", "Paris"], ["Rome"], "4", ["Jupiter"]],
+            "candidate": ["Paris", "Milan is the capital.", "four", "I do not know"],
+            "human_correct": [True, False, True, False],
+        }
+    )
+    judges = {
+        "default": et.create_answer_similarity_scorer(),
+        "strict": et.create_answer_similarity_scorer(missing_penalty=0.5),
+    }
+    board = et.compare_judges(frame, judges, label="human_correct", n_bootstrap=100, progress=False)
+    assert set(board["metric"]) == {"auroc"}
+    assert {"auroc", "auroc_ci_low", "accuracy", "accuracy_ci_high", "threshold"} <= set(board)
+    assert (board["threshold"] == et.meta.ANSWER_THRESHOLD).all()
+    assert board["auroc"].between(0, 1).all() and board["accuracy"].between(0, 1).all()
+    assert (board["agreement"] == board["auroc"]).all()
+    assert (board["items"] == 4).all()
+
+
+def test_bad_judges_and_options_say_what_to_do() -> None:
+    frame = _frame()
+    with pytest.raises(ConfigurationError, match="non-empty dict"):
+        et.compare_judges(frame, {}, label="consistency")
+    with pytest.raises(ConfigurationError, match="not a scorer"):
+        et.compare_judges(frame, {"x": "gpt-4o"}, label="consistency")  # type: ignore[dict-item]
+    mixed = {"a": et.create_summarization_scorer(), "b": et.create_textual_difference_scorer()}
+    with pytest.raises(ConfigurationError, match="different tasks"):
+        et.compare_judges(frame, mixed, label="consistency")
+    with pytest.raises(ConfigurationError, match="unknown option"):
+        et.compare_judges(
+            frame, {"a": et.create_summarization_scorer()}, label="consistency", model="x"
+        )
+    with pytest.raises(ConfigurationError, match="not a score of this task"):
+        et.compare_judges(
+            frame,
+            {"a": et.create_summarization_scorer()},
+            label="consistency",
+            score="nope",
+            progress=False,
+        )
+
+
+def test_agreement_against_cost_draws_one_point_per_judge() -> None:
+    board = pd.DataFrame(
+        {
+            "judge": ["cheap", "dear", "unpriced"],
+            "agreement": [0.4, 0.7, 0.5],
+            "ci_low": [0.3, 0.6, 0.4],
+            "ci_high": [0.5, 0.8, 0.6],
+            "cost": [0.001, 0.02, None],
+            "metric": "spearman",
+        }
+    )
+    figure = agreement_vs_cost(board)
+    assert isinstance(figure, Figure)
+    [ax] = figure.axes
+    assert len(ax.containers) == 3
+    assert [text.get_text() for text in ax.texts] == ["cheap", "dear", "unpriced (cost unknown)"]
+    assert "1 judge of unknown cost" in ax.get_title()
+    assert ax.get_ylabel() == "agreement with the label (spearman)"
+    points = [tuple(container.lines[0].get_xydata()[0]) for container in ax.containers]
+    assert points == [(0.001, 0.4), (0.02, 0.7), (0.0, 0.5)]
+    with pytest.raises(ConfigurationError, match="leaderboard"):
+        agreement_vs_cost(pd.DataFrame({"x": [1]}))

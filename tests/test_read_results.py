@@ -1,0 +1,314 @@
+"""read_results and EvalResult.from_frame: saved results come back as they were written."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+from _support import DATA
+
+import evaltoolkit as et
+from evaltoolkit import (
+    DataLoadError,
+    EvalResult,
+    ItemResult,
+    ModelCall,
+    ScoreResult,
+    StepError,
+    Usage,
+    read_results,
+)
+from evaltoolkit.errors import ConfigurationError, JudgeReplyError
+from evaltoolkit.judge import JudgeReply, JudgeRequest, OfflineJudge
+from evaltoolkit.records import as_eval_result, frame_layout
+
+FORMATS = ("parquet", "csv", "jsonl")
+UNICODE = "Zoë's café — 東京 ☃ «quoted» \"double\" 'single', commas, and\nnew lines"
+FAIL_MARK = "FAIL-AT-COVERAGE"
+
+
+class CoverageFailingJudge:
+    """The offline judge, except that coverage never validates for marked summaries."""
+
+    def __init__(self) -> None:
+        self._offline = OfflineJudge()
+
+    @property
+    def model(self) -> str:
+        return "offline"
+
+    @property
+    def offline(self) -> bool:
+        return True
+
+    async def complete(self, request: JudgeRequest) -> JudgeReply:
+        if request.step == "coverage" and FAIL_MARK in str(request.inputs.get("summary")):
+            raise JudgeReplyError(
+                "the coverage reply never validated",
+                step="coverage",
+                raw_reply='{"verdicts": [oops',
+                attempts=3,
+            )
+        return await self._offline.complete(request)
+
+
+def _lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+@pytest.fixture(scope="module")
+def summaries() -> EvalResult:
+    """Summarization and textual difference; the first item fails at input, one at coverage."""
+    rows = _lines(DATA / "demo_summaries.jsonl")
+    source = rows[0]["input"]
+    data = [
+        {"id": "no-output", "input": source, "output": None, "doc_id": "x"},
+        *rows,
+        {"id": "ünï-☃", "input": source, "output": f"{UNICODE} {FAIL_MARK}", "doc_id": "u"},
+    ]
+    return et.run_evals(
+        data,
+        [
+            et.create_summarization_scorer(CoverageFailingJudge()),
+            et.create_textual_difference_scorer(),
+        ],
+        progress=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def answers() -> EvalResult:
+    """Answer similarity over the demo answers (string ids) plus an item without an output."""
+    rows = [*_lines(DATA / "demo_answers.jsonl"), {"id": "none", "input": "q", "output": None}]
+    return et.run_evals(rows, et.create_answer_similarity_scorer(), progress=False)
+
+
+@pytest.fixture(scope="module")
+def int_ids() -> EvalResult:
+    """Textual difference with integer ids, unicode text, a nested field and a failure."""
+    data = [
+        {"id": 10, "input": UNICODE, "output": UNICODE, "ground_truth": UNICODE},
+        {"id": 11, "input": "q", "output": None, "meta": {"k": [1, 2], "é": True}},
+        {"id": 12, "input": "q", "output": "a b c", "ground_truth": "a b d", "score": 5},
+    ]
+    return et.run_evals(data, et.create_textual_difference_scorer(), progress=False)
+
+
+@pytest.fixture(scope="module")
+def mixed_ids() -> EvalResult:
+    """Ids that are numbers and text in one run."""
+    data = [
+        {"id": 1, "input": "q", "output": "a", "ground_truth": "a"},
+        {"id": "b-2", "input": "q", "output": None},
+        {"id": 3, "input": "q", "output": "x y", "ground_truth": "x"},
+    ]
+    return et.run_evals(data, et.create_textual_difference_scorer(), progress=False)
+
+
+def _call(step: str, stage: Any, *, usage: Usage | None, cost: float | None, cached: bool = False):
+    return ModelCall(
+        step=step,
+        stage=stage,
+        model="openai/judge",
+        prompt=f"[user]\nprompt of {step} <b>",
+        raw_reply=None if step == "broken" else f'{{"step": "{step}"}}',
+        usage=usage,
+        cost=cost,
+        cached=cached,
+    )
+
+
+@pytest.fixture(scope="module")
+def with_calls() -> EvalResult:
+    """Hand-built results with usage, cost, cached calls, a repeated step and a judged source."""
+    fresh = ScoreResult(
+        scorer="summarization",
+        score=0.5,
+        reason="coverage decided",
+        preprocess_step_result={"alignment": [{"claim": "c", "supported": True, "reason": "r"}]},
+        analyze_step_result={"coverage": []},
+        details={"alignment_score": 1.0, "coverage_score": 0.5, "source": UNICODE, "flag": True},
+        calls=(
+            _call("source_judgement", "preprocess", usage=Usage(120, 30), cost=0.002),
+            _call("coverage", "analyze", usage=Usage(80, 20), cost=0.001),
+            _call("coverage", "analyze", usage=Usage(5, 5), cost=0.0005),
+            _call("reason", "reason", usage=Usage(7, 7), cost=0.25, cached=True),
+        ),
+        judge_model="openai/judge",
+        latency_s=1.25,
+        run_id="run-1",
+    )
+    unknown_cost = ScoreResult(
+        scorer="summarization",
+        score=math.nan,
+        calls=(_call("broken", "preprocess", usage=Usage(9, 0), cost=None),),
+        judge_model="openai/judge",
+        error=StepError("broken", "the reply never validated", "JudgeReplyError"),
+        run_id="run-1",
+    )
+    items = [
+        ItemResult(
+            item_id=0,
+            index=0,
+            input=[{"role": "user", "content": UNICODE}],
+            output=[{"role": "assistant", "content": "summary"}],
+            fields={"doc_id": "d1", "human": 4},
+            scorer_results={"summarization": fresh},
+        ),
+        ItemResult(
+            item_id=1,
+            index=1,
+            input="plain",
+            output="summary two",
+            fields={"doc_id": "d2", "human": 1},
+            scorer_results={"summarization": unknown_cost},
+        ),
+    ]
+    return EvalResult(items=items, scorer_ids=["summarization"], run_id="run-1")
+
+
+RUNS = ("summaries", "answers", "int_ids", "with_calls")
+
+
+def _write(result: EvalResult, folder: Path, fmt: str, *, wide: bool) -> Path:
+    path = folder / f"results{'-wide' if wide else ''}.{fmt}"
+    getattr(result, f"to_{fmt}")(path, wide=wide)
+    return path
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("run", RUNS)
+def test_long_exports_read_back_to_the_same_frame(
+    run: str, fmt: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    result: EvalResult = request.getfixturevalue(run)
+    again = read_results(_write(result, tmp_path, fmt, wide=False))
+    pd.testing.assert_frame_equal(again.to_frame(), result.to_frame())
+    assert again.scorer_ids == result.scorer_ids
+    assert [item.item_id for item in again] == [item.item_id for item in result]
+    for scorer, summary in result.scores.items():
+        back = again.scores[scorer]
+        assert (back.scored, back.failed) == (summary.scored, summary.failed)
+        assert back.mean == pytest.approx(summary.mean, nan_ok=True)
+    assert again.usage == result.usage
+    assert again.cost == pytest.approx(result.cost) if result.cost is not None else True
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("run", RUNS)
+def test_wide_exports_read_back_to_the_same_frames(
+    run: str, fmt: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    result: EvalResult = request.getfixturevalue(run)
+    again = read_results(_write(result, tmp_path, fmt, wide=True))
+    pd.testing.assert_frame_equal(again.to_wide(), result.to_wide())
+    pd.testing.assert_frame_equal(again.to_frame(), result.to_frame())
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "jsonl", "csv"])
+def test_ids_that_are_numbers_and_text_keep_their_types(
+    fmt: str, mixed_ids: EvalResult, tmp_path: Path
+) -> None:
+    again = read_results(_write(mixed_ids, tmp_path, fmt, wide=False))
+    assert [item.item_id for item in again] == [1, "b-2", 3]
+    pd.testing.assert_frame_equal(again.to_frame(), mixed_ids.to_frame())
+
+
+def test_failures_come_back_with_their_step_message_and_nan_score(
+    summaries: EvalResult, tmp_path: Path
+) -> None:
+    again = read_results(_write(summaries, tmp_path, "csv", wide=False))
+    first = again[0].scorer_results["summarization"]
+    assert math.isnan(first.score) and first.error is not None
+    assert first.error.step == "input"
+    assert "output" in first.error.message
+    last = again[len(again) - 1]
+    coverage = last.scorer_results["summarization"]
+    assert coverage.error is not None and coverage.error.step == "coverage"
+    assert coverage.raw_replies["coverage"] == '{"verdicts": [oops'
+    assert UNICODE in str(last.output)
+    # The other scorer of the same item scored it.
+    assert not math.isnan(last.scorer_results["textual-difference"].score)
+
+
+def test_details_fields_and_calls_come_back_typed(with_calls: EvalResult, tmp_path: Path) -> None:
+    again = read_results(_write(with_calls, tmp_path, "jsonl", wide=False))
+    item = again[0]
+    result = item.scorer_results["summarization"]
+    assert result.details == with_calls[0].scorer_results["summarization"].details
+    assert item.fields == {"doc_id": "d1", "human": 4}
+    assert item.input == [{"role": "user", "content": UNICODE}]  # a message list again
+    assert result.preprocess_step_result == {
+        "alignment": [{"claim": "c", "supported": True, "reason": "r"}]
+    }
+    assert result.prompts == with_calls[0].scorer_results["summarization"].prompts
+    assert result.usage == Usage(205, 55)  # the cached call's tokens do not count
+    assert result.cost == pytest.approx(0.0035)
+    assert sum(call.cached for call in result.calls) == 1
+    assert len(result.calls) == 4
+    assert result.latency_s == 1.25 and result.run_id == "run-1"
+    assert again.run_id == "run-1"
+    failed = again[1].scorer_results["summarization"]
+    assert failed.cost is None and failed.raw_replies == {"broken": None}
+
+
+def test_an_item_field_named_like_a_column_keeps_its_name(
+    int_ids: EvalResult, tmp_path: Path
+) -> None:
+    assert "item_score" in int_ids.to_frame().columns
+    again = read_results(_write(int_ids, tmp_path, "parquet", wide=False))
+    assert again[2].fields["score"] == 5
+    assert again[1].fields["meta"] == {"k": [1, 2], "é": True}
+
+
+def test_from_frame_is_the_inverse_of_to_frame(summaries: EvalResult) -> None:
+    frame = summaries.to_frame()
+    pd.testing.assert_frame_equal(EvalResult.from_frame(frame).to_frame(), frame)
+    assert frame_layout(frame) == "long"
+    assert frame_layout(summaries.to_wide()) == "wide"
+    assert frame_layout(pd.DataFrame({"score": [1.0]})) is None
+
+
+def test_an_empty_run_round_trips(tmp_path: Path) -> None:
+    empty = EvalResult(items=[], scorer_ids=[])
+    again = read_results(empty.to_parquet(tmp_path / "empty.parquet"))
+    assert len(again) == 0 and again.scorer_ids == []
+
+
+def test_a_file_that_is_not_an_export_names_the_missing_columns(tmp_path: Path) -> None:
+    path = tmp_path / "data.csv"
+    pd.DataFrame({"item_id": [1], "input": ["q"], "output": ["a"]}).to_csv(path, index=False)
+    with pytest.raises(DataLoadError) as caught:
+        read_results(path)
+    message = str(caught.value)
+    assert "not an evaltoolkit results export" in message
+    assert "'scorer'" in message and "'score'" in message and "'raw_replies'" in message
+    assert "'input'" not in message  # present columns are not reported missing
+    assert "to_parquet" in message
+
+
+def test_read_results_errors_say_what_to_do(tmp_path: Path) -> None:
+    with pytest.raises(DataLoadError, match="no such results file"):
+        read_results(tmp_path / "missing.parquet")
+    other = tmp_path / "results.xlsx"
+    other.write_text("x")
+    with pytest.raises(DataLoadError, match=r"\.parquet, \.csv or \.jsonl"):
+        read_results(other)
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"item_id": 1}\nnot json\n')
+    with pytest.raises(DataLoadError, match="line 2"):
+        read_results(broken)
+    with pytest.raises(ConfigurationError, match="expected an EvalResult"):
+        as_eval_result(42)  # type: ignore[arg-type]
+
+
+def test_a_path_a_frame_and_a_result_give_the_same_result(
+    answers: EvalResult, tmp_path: Path
+) -> None:
+    path = answers.to_parquet(tmp_path / "answers.parquet")
+    for value in (path, str(path), answers.to_frame(), answers):
+        pd.testing.assert_frame_equal(as_eval_result(value).to_frame(), answers.to_frame())
