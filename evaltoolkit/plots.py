@@ -20,7 +20,6 @@ Example:
 
 from __future__ import annotations
 
-import importlib
 import math
 import os
 from collections import Counter
@@ -28,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .errors import ConfigurationError, MissingDependencyError
+from .errors import ConfigurationError
 from .records import EvalResult, frame_layout, read_results
 from .scorers._summarization import deciding_axis
 
@@ -64,14 +63,9 @@ _LEGEND_GROUPS_MAX = 12
 
 def _figure(figsize: tuple[float, float]) -> Any:
     """A new Figure, not registered with pyplot (no global state, no display needed)."""
-    try:
-        figure_module = importlib.import_module("matplotlib.figure")
-    except ModuleNotFoundError as error:
-        raise MissingDependencyError(
-            "evaltoolkit.plots needs matplotlib, which is not installed; "
-            "run `pip install matplotlib`"
-        ) from error
-    return figure_module.Figure(figsize=figsize, layout="constrained")
+    from matplotlib.figure import Figure  # a dependency, imported when a figure is drawn
+
+    return Figure(figsize=figsize, layout="constrained")
 
 
 def _as_result(value: Results) -> EvalResult | None:
@@ -262,7 +256,6 @@ def axis_scatter(
 
     Raises:
         ConfigurationError: No such scorer, or one without axis scores.
-        MissingDependencyError: matplotlib is not installed.
 
     Example:
         >>> import pandas as pd
@@ -419,7 +412,6 @@ def score_histograms(
 
     Raises:
         ConfigurationError: No score column, or ``bins`` < 1.
-        MissingDependencyError: matplotlib is not installed.
 
     Example:
         >>> import pandas as pd
@@ -524,7 +516,6 @@ def score_vs_label(
 
     Raises:
         ConfigurationError: A column is missing, or the rows mix several scorers.
-        MissingDependencyError: matplotlib is not installed.
 
     Example:
         >>> import pandas as pd
@@ -666,7 +657,6 @@ def agreement_vs_cost(
 
     Raises:
         ConfigurationError: A frame without the leaderboard's columns, or an unknown ``x``.
-        MissingDependencyError: matplotlib is not installed.
 
     Example:
         >>> import pandas as pd

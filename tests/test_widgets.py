@@ -18,7 +18,7 @@ from judge_script import requests_for, script_steps
 from markupsafe import escape
 
 import evaltoolkit as et
-from evaltoolkit import ConfigurationError, EvalResult, MissingDependencyError
+from evaltoolkit import ConfigurationError, EvalResult
 from evaltoolkit._html import CELL_STYLE as CELL
 from evaltoolkit.errors import JudgeReplyError
 from evaltoolkit.judge import JudgeReply, JudgeRequest, OfflineJudge
@@ -614,15 +614,3 @@ def test_importing_the_package_and_views_stays_light() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True
     )
     assert done.stdout.strip() == "[]"
-
-
-def test_a_missing_ipywidgets_says_what_to_install(
-    summaries: EvalResult, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setitem(sys.modules, "ipywidgets", None)
-    with pytest.raises(MissingDependencyError, match=r"pip install ipywidgets"):
-        AxisExplorer(summaries)
-    with pytest.raises(MissingDependencyError, match=r"pip install ipywidgets"):
-        ResultBrowser(summaries)
-    with pytest.raises(MissingDependencyError, match=r"pip install ipywidgets"):
-        PromptTuner(et.create_summarization_scorer(), [{"input": "a", "output": "b"}])

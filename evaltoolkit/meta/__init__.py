@@ -3,7 +3,9 @@
 :func:`agreement` computes correlations (pooled and per group), AUROC, accuracy and F1 for
 binary labels, with seeded bootstrap intervals. :func:`meta_evaluate` scores a labelled file
 with one judge; :func:`compare_judges` scores it with several and ranks them in a
-leaderboard. The loaders read labelled files into the standard scoring layout (``item_id``,
+leaderboard. :func:`compare_scores` and :func:`agreement_change` say what a change to a judge
+(its prompts, its offline settings) did to the scores and to agreement. The loaders read
+labelled files into the standard scoring layout (``item_id``,
 ``input``, ``output``, ``ground_truth``).
 """
 
@@ -13,6 +15,7 @@ import os
 from pathlib import Path
 
 from ._agreement import agreement
+from ._change import AGREEMENT_METRICS, agreement_change, compare_scores
 from ._compare import (
     JudgeComparison,
     acompare_judges,
@@ -24,14 +27,17 @@ from ._evaluate import ANSWER_THRESHOLD, MetaEvaluation, ameta_evaluate, meta_ev
 from ._loaders import load_qa_equivalence, load_sentence_pairs, load_summeval, load_table
 
 __all__ = [
+    "AGREEMENT_METRICS",
     "ANSWER_THRESHOLD",
     "JudgeComparison",
     "MetaEvaluation",
     "acompare_judges",
     "agreement",
+    "agreement_change",
     "ajudge_comparison",
     "ameta_evaluate",
     "compare_judges",
+    "compare_scores",
     "find_benchmarks",
     "judge_comparison",
     "load_qa_equivalence",

@@ -4,8 +4,8 @@
 - :class:`ResultBrowser`: a filterable, sortable table of results and one item's detail;
 - :class:`PromptTuner`: edit a judge's prompt templates, rescore a sample, compare, export.
 
-Importing this package is cheap: ipywidgets and matplotlib are imported when a view is built,
-and a missing one raises :class:`~evaltoolkit.MissingDependencyError` saying what to install.
+Importing this package is cheap: ipywidgets and matplotlib (both dependencies) are imported
+when a view is built.
 Every text from a model or from data is HTML-escaped before it is shown.
 
 Example:

@@ -71,7 +71,6 @@ class AxisExplorer(View):
 
         Raises:
             ConfigurationError: No rows of that scorer, or a scorer without axis scores.
-            MissingDependencyError: ipywidgets or matplotlib is not installed.
         """
         widgets = ipywidgets()
         all_rows = result_rows(result)

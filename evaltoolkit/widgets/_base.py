@@ -5,14 +5,14 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from ._deps import require
-
 __all__ = ["View", "figure_png", "ipywidgets"]
 
 
 def ipywidgets() -> Any:
-    """The ipywidgets module, or MissingDependencyError with an install hint."""
-    return require("ipywidgets", purpose="the notebook views (evaltoolkit.widgets)")
+    """The ipywidgets module, imported when a view is first built (it takes a moment)."""
+    import ipywidgets
+
+    return ipywidgets
 
 
 def figure_png(figure: Any, *, dpi: int = 90) -> bytes:

@@ -13,6 +13,7 @@ from .._datasets import DataItem, load_items
 from .._html import Markup, esc, format_score, join, note, table
 from .._sync import run_sync
 from ..errors import ConfigurationError
+from ..meta import agreement_change, compare_scores
 from ..records import EvalResult, ItemResult
 from ..runner import arun_evals
 from ..scorers import JudgedScorer, Scorer
@@ -27,7 +28,6 @@ _FACTORY_NAMES = {
     "summarization": "create_summarization_scorer",
     "answer-similarity": "create_answer_similarity_scorer",
 }
-_AGREEMENT_METRICS = ("spearman", "kendall", "pearson", "auroc")
 _METRIC_NAMES = {
     "spearman": "Spearman",
     "kendall": "Kendall",
@@ -156,7 +156,6 @@ class PromptTuner(View):
         Raises:
             ConfigurationError: A scorer without templates, a bad ``sample``, or a ``labels``
                 field that the items lack or that holds neither numbers nor booleans.
-            MissingDependencyError: ipywidgets is not installed.
         """
         if not isinstance(scorer, JudgedScorer) or not scorer.prompts:
             raise ConfigurationError(
@@ -381,9 +380,13 @@ class PromptTuner(View):
             if self._before is None:
                 self._before = await self._score(self.scorer)
             after = await self._score(tuned)
-            comparison = self._compare(self._before, after)
+            comparison = compare_scores(self._before, after, label=self.label_column)
             self.comparison = comparison
-            self.agreement = self._agreement(comparison) if self.label_column else None
+            self.agreement = (
+                agreement_change(comparison, self.label_column, n_bootstrap=self.n_bootstrap)
+                if self.label_column
+                else None
+            )
             self.status.value = str(self._status_html(comparison, after, edited))
             self.results.value = str(self._results_html(comparison))
             self.progress.bar_style = "success"
@@ -409,76 +412,6 @@ class PromptTuner(View):
     def _on_item_complete(self, item: ItemResult) -> None:
         self.progress.value = min(self.progress.value + 1, self.progress.max)
         self.progress.description = f"{self.progress.value}/{self.progress.max}"
-
-    def _scores(self, result: EvalResult) -> list[float]:
-        scorer_id = result.scorer_ids[0]
-        return [score.score for score in result.results(scorer_id)]
-
-    def _compare(self, before: EvalResult, after: EvalResult) -> pd.DataFrame:
-        import pandas as pd
-
-        before_scores, after_scores = self._scores(before), self._scores(after)
-        frame = pd.DataFrame(
-            {
-                "item_id": [row["id"] for row in self._data],
-                "before": before_scores,
-                "after": after_scores,
-                "change": [
-                    after - before
-                    for before, after in zip(before_scores, after_scores, strict=True)
-                ],
-            }
-        )
-        if self.label_column:
-            frame[self.label_column] = [row.get(self.label_column) for row in self._data]
-        magnitude = frame["change"].abs()
-        order = sorted(
-            range(len(frame)),
-            key=lambda position: (
-                math.isnan(magnitude.iloc[position]),
-                -(0.0 if math.isnan(magnitude.iloc[position]) else magnitude.iloc[position]),
-                position,
-            ),
-        )
-        return frame.iloc[order].reset_index(drop=True)
-
-    def _agreement(self, comparison: pd.DataFrame) -> pd.DataFrame:
-        import pandas as pd
-
-        from ..meta import agreement
-
-        assert self.label_column is not None
-        table = agreement(
-            comparison,
-            ["before", "after"],
-            self.label_column,
-            n_bootstrap=self.n_bootstrap,
-            seed=0,
-        )
-        pooled = {
-            (str(record["metric"]), str(record["score"])): record
-            for record in table.to_dict(orient="records")
-            if record["level"] == "pooled"
-        }
-        rows = []
-        for metric in _AGREEMENT_METRICS:
-            before, after = pooled.get((metric, "before")), pooled.get((metric, "after"))
-            if before is None or after is None:
-                continue
-            rows.append(
-                {
-                    "metric": metric,
-                    "before": float(before["value"]),
-                    "after": float(after["value"]),
-                    "change": float(after["value"]) - float(before["value"]),
-                    "before_ci_low": float(before["ci_low"]),
-                    "before_ci_high": float(before["ci_high"]),
-                    "after_ci_low": float(after["ci_low"]),
-                    "after_ci_high": float(after["ci_high"]),
-                    "n": int(after["n"]),
-                }
-            )
-        return pd.DataFrame(rows)
 
     def _status_html(
         self, comparison: pd.DataFrame, after: EvalResult, edited: list[str]

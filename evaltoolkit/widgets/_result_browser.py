@@ -114,7 +114,6 @@ class ResultBrowser(View):
 
         Raises:
             ConfigurationError: Not a result or frame, or ``max_rows`` < 1.
-            MissingDependencyError: ipywidgets is not installed.
         """
         if isinstance(max_rows, bool) or not isinstance(max_rows, int) or max_rows < 1:
             raise ConfigurationError(f"ResultBrowser: max_rows must be >= 1, got {max_rows!r}")

@@ -1,0 +1,95 @@
+"""Comparing two runs of the same items: score changes and agreement, without widgets."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+from scipy import stats
+
+import evaltoolkit as et
+from evaltoolkit.errors import ConfigurationError
+from evaltoolkit.meta import agreement_change, compare_scores
+from evaltoolkit.records import EvalResult, ItemResult, ScoreResult
+
+
+def run(scores: list[float], labels: list[float]) -> EvalResult:
+    items = [
+        ItemResult(
+            item_id=f"i{index}",
+            index=index,
+            input="q",
+            output="a",
+            fields={"human": label},
+            scorer_results={"s": ScoreResult(scorer="s", score=score)},
+        )
+        for index, (score, label) in enumerate(zip(scores, labels, strict=True))
+    ]
+    return EvalResult(items=items, scorer_ids=["s"])
+
+
+LABELS = [1.0, 2.0, 3.0, 4.0, 5.0]
+
+
+def test_changes_are_lined_up_biggest_first_and_failures_last() -> None:
+    before = run([0.1, 0.5, 0.5, math.nan, 0.9], LABELS)
+    after = run([0.2, 0.1, 0.5, 0.4, 1.0], LABELS)
+
+    table = compare_scores(before, after, label="human")
+
+    assert list(table["item_id"]) == ["i1", "i0", "i4", "i2", "i3"]
+    assert table["change"].iloc[:4].tolist() == pytest.approx([-0.4, 0.1, 0.1, 0.0])
+    assert math.isnan(table["change"].iloc[4])
+    assert dict(zip(table["item_id"], table["human"], strict=True))["i3"] == 4.0
+
+
+def test_the_runs_must_hold_the_same_items() -> None:
+    with pytest.raises(ConfigurationError, match="same items"):
+        compare_scores(run([0.1, 0.2], [1, 2]), run([0.1], [1]))
+
+
+def test_agreement_change_matches_scipy() -> None:
+    before_scores = [0.1, 0.3, 0.2, 0.8, 0.9]
+    after_scores = [0.9, 0.3, 0.2, 0.1, 0.4]
+    table = compare_scores(run(before_scores, LABELS), run(after_scores, LABELS), label="human")
+
+    change = agreement_change(table, "human", n_bootstrap=0).set_index("metric")
+
+    assert set(change.index) == {"spearman", "kendall", "pearson"}  # no AUROC: numeric labels
+    expected_before = stats.spearmanr(before_scores, LABELS)[0]
+    expected_after = stats.spearmanr(after_scores, LABELS)[0]
+    assert change.loc["spearman", "before"] == pytest.approx(expected_before)
+    assert change.loc["spearman", "after"] == pytest.approx(expected_after)
+    assert change.loc["spearman", "change"] == pytest.approx(expected_after - expected_before)
+    assert change.loc["kendall", "after"] == pytest.approx(
+        stats.kendalltau(after_scores, LABELS)[0]
+    )
+    assert change.loc["pearson", "n"] == 5
+
+
+def test_boolean_labels_report_auroc() -> None:
+    labels = [True, False, True, False]
+    table = pd.DataFrame(
+        {"before": [0.9, 0.1, 0.8, 0.2], "after": [0.1, 0.9, 0.8, 0.2], "ok": labels}
+    )
+
+    change = agreement_change(table, "ok", n_bootstrap=0).set_index("metric")
+
+    assert change.loc["auroc", "before"] == 1.0
+    # Correct answers 0.1 and 0.8 against wrong ones 0.9 and 0.2: 1 of 4 pairs ordered right.
+    assert change.loc["auroc", "after"] == 0.25
+
+
+def test_it_works_on_real_runs_without_widgets() -> None:
+    items = [
+        {"id": "a", "input": "q", "output": "Paris", "ground_truth": "Paris", "human": 5},
+        {"id": "b", "input": "q", "output": "Lyon", "ground_truth": "Paris", "human": 1},
+    ]
+    before = et.run_evals(items, et.create_textual_difference_scorer(), progress=False)
+    after = et.run_evals(items, et.create_textual_difference_scorer(scale=0.5), progress=False)
+
+    table = compare_scores(before, after, label="human")
+
+    assert table.set_index("item_id")["change"].to_dict() == {"a": -0.5, "b": 0.0}
+    assert list(table["human"]) == [5, 1]
