@@ -20,8 +20,10 @@ Example:
 
 from __future__ import annotations
 
+import io
 import math
 import os
+import sys
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -65,7 +67,38 @@ def _figure(figsize: tuple[float, float]) -> Any:
     """A new Figure, not registered with pyplot (no global state, no display needed)."""
     from matplotlib.figure import Figure  # a dependency, imported when a figure is drawn
 
+    _show_figures_in_notebooks(Figure)
     return Figure(figsize=figsize, layout="constrained")
+
+
+def _png(figure: Any) -> bytes:
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=100, bbox_inches="tight")
+    return buffer.getvalue()
+
+
+def _show_figures_in_notebooks(figure_class: type) -> None:
+    """Let a notebook show a returned Figure as a picture, as pyplot's inline backend would.
+
+    The figures here never touch pyplot, so nothing taught IPython to draw them: a cell
+    ending in ``axis_scatter(result)`` showed ``<Figure size ...>``. Outside IPython, and
+    where a PNG formatter for figures is already registered, this does nothing.
+    """
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is None:
+        return
+    formatter = shell.display_formatter.formatters["image/png"]
+    if not _has_type(formatter, figure_class):
+        formatter.for_type(figure_class, _png)
+
+
+def _has_type(formatter: Any, figure_class: type) -> bool:
+    try:
+        formatter.lookup_by_type(figure_class)
+    except KeyError:
+        return False
+    return True
 
 
 def _as_result(value: Results) -> EvalResult | None:
