@@ -6,12 +6,15 @@ so that its CPU time is not counted as the client's):
 - a bare ``litellm.acompletion`` loop under an ``asyncio.Semaphore(concurrency)``;
 - ``LiteLLMJudge.complete`` with the cache off;
 - ``LiteLLMJudge.complete`` with a fresh disk cache (every call a miss, then a write);
-- the same judge again over the now warm cache (every call a hit, no HTTP request).
+- the same judge again over the now warm cache (every call a hit, no HTTP request);
+- the summarization scorer through ``run_evals(concurrency=...)`` with the judge's default
+  options (no judge limit of its own: the run's concurrency is the one knob), cache off,
+  its three steps per item answered by the same server.
 
 Each variant warms up first (one round of ``concurrency`` calls), then times ``--calls`` calls;
 with ``--rounds`` above 1 the variants alternate and the best round of each is reported.
-Prints calls/s, the share of the ideal (concurrency / latency), the judge/bare ratio (target
->= 0.95) and the client CPU time per call (``time.process_time``).
+Prints calls/s, the share of the ideal (concurrency / latency), the judge/bare and
+scorer/bare ratios (target >= 0.95) and the client CPU time per call (``time.process_time``).
 
 Usage::
 
@@ -37,6 +40,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 
+import evaltoolkit as et  # noqa: E402
 from evaltoolkit.judge._cache import JudgeCache  # noqa: E402
 from evaltoolkit.judge._litellm import LiteLLMJudge, import_litellm  # noqa: E402
 from evaltoolkit.judge._types import JudgeRequest  # noqa: E402
@@ -69,18 +73,34 @@ REPLY = {
 }
 
 
+STEP_REPLIES: dict[str, Any] = {
+    "source_judgement": {
+        "claims": [{"claim": "The cat sat.", "supported": True, "reason": "it says so"}],
+        "questions": [f"Does the text say fact {n}?" for n in range(5)],
+    },
+    "coverage": REPLY,
+    "reason": {"reason": "The summary is supported and covers the source."},
+}
+
+
+def _respond(body: dict[str, Any]) -> Any:
+    from loopback_server import reply
+
+    step = (body.get("response_format") or {}).get("json_schema", {}).get("name", "coverage")
+    return reply(STEP_REPLIES.get(step, REPLY))
+
+
 def _serve(latency_s: float, urls: Any, stop: Any) -> None:
     """Run the loopback server in this (separate) process until ``stop`` is set."""
-    from loopback_server import LoopbackServer, reply
+    from loopback_server import LoopbackServer
 
-    with LoopbackServer(responder=lambda body: reply(REPLY), latency_s=latency_s) as server:
+    with LoopbackServer(responder=_respond, latency_s=latency_s) as server:
         urls.put(server.url)
         stop.wait()
 
 
 def request_for(index: int) -> JudgeRequest:
     return JudgeRequest(
-        task="summarization",
         step="coverage",
         stage="analyze",
         messages=(
@@ -148,6 +168,24 @@ def judge_calls(judge: LiteLLMJudge) -> Callable[[int], Awaitable[object]]:
         return await judge.complete(request_for(index))
 
     return call
+
+
+def scorer_run(url: str, calls: int, concurrency: int, first: int) -> Measurement:
+    """The summarization scorer over ``calls / 3`` items through run_evals, judge defaults."""
+    scorer = et.create_summarization_scorer(MODEL, api_base=url, api_key=API_KEY, cache=False)
+    items = [
+        {"id": first + index, "input": f"Source {first + index}: a cat sat.", "output": "A cat."}
+        for index in range(max(calls // 3, 1))
+    ]
+    et.run_evals(items[:concurrency], scorer, concurrency=concurrency, progress=False)  # warm-up
+    cpu_start, wall_start = time.process_time(), time.perf_counter()
+    result = et.run_evals(items, scorer, concurrency=concurrency, progress=False)
+    wall, cpu = time.perf_counter() - wall_start, time.process_time() - cpu_start
+    made = sum(len(score.calls) for score in result.results("summarization"))
+    failed = result.scores["summarization"].failed
+    if failed:
+        print(f"  warning: {failed} items failed in the scorer run", flush=True)
+    return Measurement("summarization, run_evals", made, wall, cpu)
 
 
 def main() -> None:
@@ -218,6 +256,15 @@ def main() -> None:
             name = measured.name
             if name not in best or measured.calls_per_s > best[name].calls_per_s:
                 best[name] = measured
+            offset += options.calls + warmup + 10
+            measured = scorer_run(url, options.calls, options.concurrency, offset)
+            print(
+                f"  round {round_number + 1}: {measured.name:<28} "
+                f"{measured.calls_per_s:7.1f} calls/s",
+                flush=True,
+            )
+            if measured.name not in best or measured.calls_per_s > best[measured.name].calls_per_s:
+                best[measured.name] = measured
 
     stop.set()
     server.join(timeout=10)
@@ -234,7 +281,11 @@ def main() -> None:
             f" {measured.cpu_ms_per_call:12.2f}"
         )
     bare = best["bare litellm.acompletion"].calls_per_s
-    for name in ("LiteLLMJudge, cache off", "LiteLLMJudge, fresh cache"):
+    for name in (
+        "LiteLLMJudge, cache off",
+        "LiteLLMJudge, fresh cache",
+        "summarization, run_evals",
+    ):
         ratio = best[name].calls_per_s / bare
         verdict = "ok" if ratio >= 0.95 else "BELOW TARGET"
         print(f"ratio {name} / bare: {ratio:.3f} (target >= 0.95: {verdict})")
