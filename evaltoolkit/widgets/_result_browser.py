@@ -95,8 +95,9 @@ class ResultBrowser(View):
         >>> browser = ResultBrowser(result)
         >>> browser.sort_by.value = "score"
         >>> browser.descending.value = True
-        >>> browser.visible[0]
-        ('volcano-alert-13', 'summarization')
+        >>> item_id, scorer = browser.visible[0]  # the best score first
+        >>> scorer
+        'summarization'
     """
 
     def __init__(
