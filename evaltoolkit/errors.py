@@ -18,10 +18,7 @@ on the item, whose score is then NaN.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .records import Usage
+from typing import Any
 
 __all__ = [
     "ConfigurationError",
@@ -70,7 +67,8 @@ class JudgeError(EvalToolkitError):
         step: The judge step that failed (``"source_judgement"``, ``"coverage"``, ...).
         raw_reply: The last raw text the model returned, if any.
         attempts: How many requests were made before giving up.
-        usage: Tokens the failed attempts used, where the provider reported them.
+        usage: Tokens the failed attempts used (a :class:`~evaltoolkit.Usage`), where the
+            provider reported them.
         cost: Cost of the failed attempts, None when unknown.
     """
 
@@ -81,7 +79,7 @@ class JudgeError(EvalToolkitError):
         step: str,
         raw_reply: str | None = None,
         attempts: int = 0,
-        usage: Usage | None = None,
+        usage: Any = None,
         cost: float | None = None,
     ) -> None:
         super().__init__(message)

@@ -655,6 +655,8 @@ class EvalResult:
             >>> result.to_report(folder / "report.html").stat().st_size > 0
             True
         """
+        # The one call from records up to a view, imported only here, as pandas' DataFrame.plot
+        # reaches pandas.plotting: the report reads records and never the other way round.
         from .report import write_report
 
         return write_report(self, path, **options)
