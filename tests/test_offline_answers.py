@@ -148,6 +148,17 @@ def test_a_run_on_clause_is_cut_into_units_of_bounded_length() -> None:
     assert len(units) == 25
     assert all(len(unit.split()) <= 40 for unit in units)
     assert " ".join(units) == " ".join(words)
+    blob = extract_units("see " + "Q" * 4500, "x")["output_units"]
+    assert [len(unit) for unit in blob] == [1000, 1000, 1000, 1000, 504]
+
+
+def test_a_run_of_letters_longer_than_any_word_matches_only_itself() -> None:
+    from evaltoolkit.scorers._offline._answer_words import WordIndex
+
+    run = "ab" * 30
+    index = WordIndex([run, run[:-1], "bennet"], _answers._words_match)
+    assert index.matching(run) == {run}
+    assert index.matching("bennett") == {"bennet"}
 
 
 def test_typo_tolerance_still_finds_misspellings_inflections_and_glued_words() -> None:

@@ -41,49 +41,36 @@ PASSAGE_WORDS = 120
 RETRIEVAL_POSTINGS = 256
 
 
-def mentions(stem: str, unit: NormalisedUnit, words: WordIndex) -> bool:
-    """Whether a unit has a word stem, or a spelling of it that ``words`` matches.
+@dataclass(frozen=True)
+class Spelling:
+    """The ways an output may mention a ground-truth word.
 
-    Args:
-        stem: The stem of a ground-truth word.
-        unit: An output unit or passage.
-        words: The output's words, for typo-tolerant look-up.
-
-    Returns:
-        True when the unit mentions the word.
-
-    Example:
-        >>> unit = NormalisedUnit.of("byWaylon Jennings")
-        >>> mentions("waylon", unit, WordIndex(unit.stems, lambda a, b: True))
-        True
+    Attributes:
+        stems: The word's stem and the output's spellings of it (typo-tolerant).
+        initial: For a name, its initial ("j" for "John"), which a capital letter of the
+            output also mentions; "" for other words.
     """
-    return stem in unit.stem_set or not words.matching(stem).isdisjoint(unit.stem_set)
 
+    stems: frozenset[str]
+    initial: str
 
-def covers(token: Token, unit: NormalisedUnit, words: WordIndex) -> bool:
-    """Whether a unit mentions a ground-truth word (or, for a name, its initial).
+    def in_unit(self, unit: NormalisedUnit) -> bool:
+        """Whether a unit mentions the word.
 
-    Args:
-        token: A word of the ground truth.
-        unit: An output unit or passage.
-        words: The output's words, for typo-tolerant look-up.
+        Args:
+            unit: An output unit or passage.
 
-    Returns:
-        True when the unit has the word's stem or a spelling of it that ``words`` matches, or
-        when the word is a name and the unit has its initial ("J." for "John").
+        Returns:
+            True when the unit has one of the stems, or the initial as a capital letter.
 
-    Example:
-        >>> from ._answer_text import text_tokens
-        >>> unit = NormalisedUnit.of("Dr. Jesse Bennet")
-        >>> words = WordIndex(unit.stems, lambda a, b: a[:5] == b[:5])
-        >>> covers(text_tokens("Bennett")[0], unit, words)
-        True
-    """
-    if mentions(token.stem, unit, words):
-        return True
-    if token.capitalized and not token.is_number and len(token.norm) > 1:
-        return token.norm[0] in unit.initials
-    return False
+        Example:
+            >>> unit = NormalisedUnit.of("J. Smith")
+            >>> Spelling(frozenset({"john"}), "j").in_unit(unit)
+            True
+        """
+        return not self.stems.isdisjoint(unit.stem_set) or (
+            bool(self.initial) and self.initial in unit.initials
+        )
 
 
 @dataclass(frozen=True)
@@ -135,6 +122,7 @@ class OutputIndex:
                 self._units_by_initial.setdefault(initial, []).append(index)
             self._first_by_folded.setdefault(unit.folded, index)
         self._word_counts = [len(text.split()) for text in self.texts]
+        self._spellings: dict[tuple[str, str], Spelling] = {}
         self._covering: dict[tuple[str, str], list[int]] = {}
         self._passages: dict[tuple[int, int], NormalisedUnit] = {}
 
@@ -145,8 +133,35 @@ class OutputIndex:
         """The first output unit equal to ``unit`` after case and whitespace folding."""
         return self._first_by_folded.get(unit.folded)
 
+    def spelling(self, token: Token) -> Spelling:
+        """How the output may mention a ground-truth word (see :class:`Spelling`).
+
+        Args:
+            token: A word of the ground truth.
+
+        Returns:
+            Its stem with the output's spellings of it, and its initial when it is a name.
+
+        Example:
+            >>> texts = ["Dr. Jesse Bennet"]
+            >>> index = OutputIndex(texts, [NormalisedUnit.of(t) for t in texts], str.__eq__)
+            >>> sorted(index.spelling(NormalisedUnit.of("Bennett").tokens[0]).stems)
+            ['bennett']
+        """
+        initial = (
+            token.norm[0]
+            if token.capitalized and not token.is_number and len(token.norm) > 1
+            else ""
+        )
+        key = (token.stem, initial)
+        found = self._spellings.get(key)
+        if found is None:
+            found = Spelling(self.words.matching(token.stem) | {token.stem}, initial)
+            self._spellings[key] = found
+        return found
+
     def covering(self, token: Token) -> list[int]:
-        """The output units that mention a ground-truth word (see :func:`covers`), in order.
+        """The output units that mention a ground-truth word (see :class:`Spelling`), in order.
 
         Args:
             token: A word of the ground truth.
@@ -160,18 +175,13 @@ class OutputIndex:
             >>> index.covering(NormalisedUnit.of("Paris").tokens[0])
             [0, 2]
         """
-        initial = (
-            token.norm[0]
-            if token.capitalized and not token.is_number and len(token.norm) > 1
-            else ""
-        )
-        key = (token.stem, initial)
+        spelling = self.spelling(token)
+        key = (token.stem, spelling.initial)
         found = self._covering.get(key)
         if found is None:
-            spellings = self.words.matching(token.stem) | {token.stem}
-            lists = [self._units_by_stem.get(stem, []) for stem in spellings]
-            if initial:
-                lists.append(self._units_by_initial.get(initial, []))
+            lists = [self._units_by_stem.get(stem, []) for stem in spelling.stems]
+            if spelling.initial:
+                lists.append(self._units_by_initial.get(spelling.initial, []))
             found = lists[0] if len(lists) == 1 else sorted(set().union(*lists))
             self._covering[key] = found
         return found

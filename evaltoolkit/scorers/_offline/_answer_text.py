@@ -5,7 +5,8 @@
   start at every full stop they skip ("Dr.", "J.") and copy a clause again each time a short
   piece is glued onto it, which is quadratic on a page of initials or of one-word list items.
 - :func:`text_tokens` tokenizes without keeping long texts alive in the shared token cache.
-- :func:`cap_words` cuts a run-on unit into pieces of at most :data:`MAX_UNIT_WORDS` words.
+- :func:`cap_unit` cuts a run-on unit into pieces of at most :data:`MAX_UNIT_WORDS` words
+  and :data:`MAX_UNIT_CHARS` characters.
 - :class:`NormalisedUnit` is a unit in the form the analysis compares: its tokens without
   articles, unless the articles are all there is ("A", "The") or they are labels ("option A",
   "A) Paris"); a unit without any word ("-", "?", an emoji) keeps its symbols as tokens, so
@@ -37,6 +38,9 @@ ARTICLES = frozenset({"a", "an", "the"})
 #: a list of words) is cut into units of this many words so that comparing two units costs a
 #: bounded amount whatever the length of the text.
 MAX_UNIT_WORDS = 40
+#: The most characters a semantic unit holds: 40 long words. Only a run without spaces (a URL,
+#: an encoded blob, a line of symbols) is longer, and it is cut into pieces of this length.
+MAX_UNIT_CHARS = 1_000
 
 # Texts up to this long go through the shared, size-bounded token cache (units, passages and
 # short answers repeat across items); longer ones are tokenized without it, so that a long
@@ -245,24 +249,31 @@ def clauses_with_words(sentence: str, min_content: int = 3) -> list[tuple[str, b
     return [(clause, words) for clause, words in cleaned if clause]
 
 
-def cap_words(unit: str, max_words: int = MAX_UNIT_WORDS) -> list[str]:
-    """Cut a unit into consecutive pieces of at most ``max_words`` words.
+def cap_unit(
+    unit: str, max_words: int = MAX_UNIT_WORDS, max_chars: int = MAX_UNIT_CHARS
+) -> list[str]:
+    """Cut a unit into consecutive pieces of at most ``max_words`` words and ``max_chars``.
 
     Args:
-        unit: A unit of text.
+        unit: A unit of text, its words separated by single spaces.
         max_words: The most words a piece may hold.
+        max_chars: The most characters a piece may hold (a "word" longer than that, such as
+            a URL or an encoded blob, is cut too).
 
     Returns:
         The unit itself when it is short enough, else its pieces in order.
 
     Example:
-        >>> cap_words("one two three four five", 2)
+        >>> cap_unit("one two three four five", 2)
         ['one two', 'three four', 'five']
+        >>> cap_unit("abcdefgh", max_chars=3)
+        ['abc', 'def', 'gh']
     """
     words = unit.split()
-    if len(words) <= max_words:
+    if len(words) <= max_words and len(unit) <= max_chars:
         return [unit]
-    return [" ".join(words[i : i + max_words]) for i in range(0, len(words), max_words)]
+    pieces = [" ".join(words[i : i + max_words]) for i in range(0, len(words), max_words)]
+    return [piece[i : i + max_chars] for piece in pieces for i in range(0, len(piece), max_chars)]
 
 
 def _is_article(tokens: tuple[Token, ...], index: int, text: str) -> bool:
@@ -324,6 +335,12 @@ class NormalisedUnit:
     def stems(self) -> list[str]:
         """The stems of the tokens, in order."""
         return [token.stem for token in self.tokens]
+
+    @cached_property
+    def stem_text(self) -> str:
+        """The stems between single spaces, with a space at each end: a run of words
+        occurs in the unit when its ``stem_text`` is a substring of this one."""
+        return f" {' '.join(self.stems)} "
 
     @cached_property
     def stem_set(self) -> frozenset[str]:

@@ -17,7 +17,8 @@ as in record linkage):
 
 A query costs a number of look-ups proportional to its length, plus the few candidates it
 finds. Two spellings that differ by two edits or more in their middle are not compared;
-words shorter than five letters match only when equal, as before.
+words shorter than five letters match only when equal, as before, and so do runs of more than
+forty letters.
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ from collections.abc import Callable, Iterable, Iterator
 
 #: Words shorter than this are matched only when equal (no typo tolerance).
 BLOCKING_LENGTH = 5
+#: Words longer than this are matched only when equal: no dictionary word is this long, and a
+#: run of letters that is (a hash, a squashed URL) would cost the square of its length.
+LONGEST_BLOCKED_WORD = 40
 #: How many letters at the end (or the start) of a word may differ between two forms of it
 #: that share the rest: "-ion" / "-ive" ("reproduction" / "reproductive"), "by" + a name.
 ENDING_LETTERS = 3
@@ -89,7 +93,7 @@ class WordIndex:
 
     @staticmethod
     def _blockable(word: str) -> bool:
-        return len(word) >= BLOCKING_LENGTH and word.isalpha()
+        return BLOCKING_LENGTH <= len(word) <= LONGEST_BLOCKED_WORD and word.isalpha()
 
     def candidates(self, word: str) -> set[str]:
         """The words of the index that are compared with ``word`` (itself excluded).

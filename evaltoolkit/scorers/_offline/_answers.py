@@ -37,11 +37,15 @@ information.
 
 Cost: every step is near-linear in the length of the texts. Words are looked up through a
 blocking index (``_answer_words``), and each ground-truth unit is compared with at most
-``MAX_CANDIDATES`` (16) output units, those holding the most of its content, and with the
-passage around the best of them (``_answer_index``). An output, ground truth or question
-longer than ``MAX_TEXT_CHARS`` (2,000,000 characters, about 300,000 words or a 600-page
-book) is refused with an :class:`~evaltoolkit.errors.InputError` naming the field, rather
-than tying up a run; score an excerpt or a summary of such a text instead.
+``MAX_CANDIDATES`` (8) output units, those holding the most of its content, and with the
+passage around the best of them (``_answer_index``); an output of at most 8 units is
+compared whole, as before.
+
+Size limit: an output, ground truth or question longer than ``MAX_TEXT_CHARS``
+(1,500,000 characters, some 250,000 words, a 500-page book) is refused with an
+:class:`~evaltoolkit.errors.InputError` whose ``field`` names it (``"output"``,
+``"ground_truth"``, ``"input"``) and whose message says what to do: score an excerpt or a
+summary of the text, or use a model judge.
 """
 
 from __future__ import annotations
@@ -54,11 +58,12 @@ from typing import Any, Literal
 from rapidfuzz import fuzz
 
 from ...errors import InputError
-from ._answer_index import OutputIndex, covers, mentions
+from ._answer_index import OutputIndex, Spelling
 from ._answer_text import (
+    MAX_UNIT_CHARS,
     MAX_UNIT_WORDS,
     NormalisedUnit,
-    cap_words,
+    cap_unit,
     clauses_with_words,
     is_content,
     is_value,
@@ -68,15 +73,25 @@ from ._answer_text import (
 from ._answer_words import WordIndex
 from ._text import HEDGES, MONTH_NAMES, Token
 
-__all__ = ["MAX_TEXT_CHARS", "MAX_UNIT_WORDS", "analyze_units", "extract_units", "split_units"]
+__all__ = [
+    "MAX_TEXT_CHARS",
+    "MAX_UNIT_CHARS",
+    "MAX_UNIT_WORDS",
+    "analyze_units",
+    "extract_units",
+    "split_units",
+]
 
 MatchType = Literal["exact", "semantic", "partial", "missing"]
 
 #: The longest output, ground truth or question (in characters) the offline judge analyses.
-#: Its cost is near-linear, about 3 seconds and 150 MB per million characters on one core; at
-#: this limit an item takes seconds, not minutes, and a runaway text (a whole corpus pasted in
-#: one field) fails at once with a clear error instead of holding a run for minutes.
-MAX_TEXT_CHARS = 2_000_000
+#: Far above any answer (a long-form answer of a few pages is 10,000-50,000 characters) and
+#: above a 1 MB text. Cost is near-linear, some 5-8 s of CPU per million characters of each
+#: text through the scorer (``benchmarks/offline_answer_cost.py``), so an item at the limit
+#: takes about half a minute and up to 700 MB in the worst case (all words distinct); a
+#: runaway text, such as a corpus pasted into one field, fails at once with a clear error
+#: instead of holding a run for minutes.
+MAX_TEXT_CHARS = 1_500_000
 
 # Shares of a ground-truth unit's content (weighted) found in an output unit.
 SEMANTIC_COVERAGE = 0.8
@@ -102,7 +117,11 @@ _LIST_RE = re.compile(r"^(?:[^,;]+[,;]\s*)+(?:and|or)\s+[^,;]+$|;", re.IGNORECAS
 _LIST_SEPARATOR_RE = re.compile(r"\s*[,;]\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+", re.IGNORECASE)
 # A quoted nickname after a first name: 'Nicholas "Nick" Bakay' is also "Nick Bakay".
 _NICKNAME_RE = re.compile(r"\b\w+\s+[\"\u201c](\w+)[\"\u201d]")
-_OPTIONAL_PART_RE = re.compile(r"\s*(?:\([^)]*\)|\[[^\]]*\]|\"[^\"]*\"|\u201c[^\u201d]*\u201d)\s*")
+# An aside ends at the first closing mark; an opening mark inside one starts another (innermost
+# first), so that an unclosed "(" is given up at the next "(" rather than at the end of the text.
+_OPTIONAL_PART_RE = re.compile(
+    r"\s*(?:\([^()]*\)|\[[^\[\]]*\]|\"[^\"]*\"|\u201c[^\u201c\u201d]*\u201d)\s*"
+)
 
 
 def _check_size(length: int, field: str) -> None:
@@ -162,15 +181,21 @@ def split_units(text: str) -> list[str]:
     if _is_short(text):
         units = [item for item in _split_list(text) if text_tokens(item)]
     else:
-        units = []
-        for sentence in split_sentences(text):
-            for clause, has_words in clauses_with_words(sentence, min_content=3):
-                pieces = cap_words(clause)
-                if len(pieces) == 1:
-                    units.extend(pieces if has_words else [])
-                else:
-                    units.extend(piece for piece in pieces if text_tokens(piece))
-    return units or cap_words(text)
+        units = [
+            clause
+            for sentence in split_sentences(text)
+            for clause, has_words in clauses_with_words(sentence, min_content=3)
+            if has_words
+        ]
+    return [piece for unit in units or [text] for piece in _bounded(unit)]
+
+
+def _bounded(unit: str) -> list[str]:
+    """A unit, or the pieces with words of a unit too long to be one (see ``cap_unit``)."""
+    pieces = cap_unit(unit)
+    if len(pieces) == 1:
+        return pieces
+    return [piece for piece in pieces if text_tokens(piece)] or pieces
 
 
 def answer_part(ground_truth: str, question: str | None) -> str:
@@ -259,14 +284,13 @@ def extract_units(output: str, ground_truth: str, question: str | None = None) -
     }
 
 
-def _contains_sequence(haystack: list[str], needle: list[str]) -> bool:
-    if not needle or len(needle) > len(haystack):
-        return False
-    first = needle[0]
-    return any(
-        haystack[i] == first and haystack[i : i + len(needle)] == needle
-        for i in range(len(haystack) - len(needle) + 1)
-    )
+def _stem_text(stems: list[str]) -> str:
+    return f" {' '.join(stems)} "
+
+
+def _contains_sequence(haystack: str, needle: str) -> bool:
+    """Whether the words of ``needle`` occur in order in ``haystack``, both as ``stem_text``."""
+    return len(needle) > 2 and needle in haystack
 
 
 def _weight(token: Token) -> float:
@@ -331,7 +355,7 @@ class _Truth:
     """A ground-truth unit (or a variant of it) prepared for matching."""
 
     unit: NormalisedUnit
-    stems: list[str]
+    stem_text: str
     key: list[Token]
     weights: list[float]
     name: list[Token]
@@ -343,21 +367,28 @@ class _Truth:
         key = unit.key_tokens or without_hedges
         return _Truth(
             unit,
-            [t.stem for t in without_hedges],
+            _stem_text([t.stem for t in without_hedges]),
             key,
             [_weight(t) for t in key],
             _name_part(key),
         )
 
 
-def _match_one(truth: _Truth, output: NormalisedUnit, index: int, words: WordIndex) -> _Match:
-    if truth.stems and _contains_sequence(output.stems, truth.stems):
+def _match_one(
+    truth: _Truth, output: NormalisedUnit, index: int, spellings: list[Spelling]
+) -> _Match:
+    """Match a ground-truth unit with one output unit or passage.
+
+    ``spellings`` holds how the output may mention each of ``truth.key``'s words, then the
+    first and the last word of ``truth.name``.
+    """
+    if _contains_sequence(output.stem_text, truth.stem_text):
         return _Match("exact", index, 1.0, 100.0)
     total = sum(truth.weights)
     covered = sum(
         weight
-        for token, weight in zip(truth.key, truth.weights, strict=True)
-        if covers(token, output, words)
+        for spelling, weight in zip(spellings, truth.weights, strict=False)
+        if spelling.in_unit(output)
     )
     coverage = covered / total if total else 0.0
     fuzz_score = 0.0
@@ -371,10 +402,10 @@ def _match_one(truth: _Truth, output: NormalisedUnit, index: int, words: WordInd
     numbers_agree = truth.unit.number_set <= output.number_set
     # A name given without its middle names or description ("Shirley Jones" for
     # "Shirley Mae Jones", "Rudyard Kipling" for "English author Rudyard Kipling").
-    name = truth.name
-    short_name = (
-        bool(name) and covers(name[0], output, words) and mentions(name[-1].stem, output, words)
-    )
+    short_name = False
+    if truth.name:
+        first, last = spellings[len(truth.key) :]
+        short_name = first.in_unit(output) and not last.stems.isdisjoint(output.stem_set)
     if numbers_agree and (
         coverage >= SEMANTIC_COVERAGE or fuzz_score >= SEMANTIC_FUZZ or short_name
     ):
@@ -390,7 +421,7 @@ def _truth_variants(unit: str) -> list[_Truth]:
     "585 (HD)" is answered by "585"; 'Nicholas "Nick" Bakay' by "Nicholas Bakay".
     """
     variants = [unit]
-    reduced = _clean(_OPTIONAL_PART_RE.sub(" ", unit))
+    reduced = _clean(_OPTIONAL_PART_RE.sub(" ", _clean(unit)))
     if reduced and reduced != unit and text_tokens(reduced):
         variants.append(reduced)
     nickname = _NICKNAME_RE.search(unit)
@@ -406,9 +437,12 @@ def _truth_variants(unit: str) -> list[_Truth]:
 def _best_match(unit: str, outputs: OutputIndex) -> _Match:
     best = _MISSING
     for truth in _truth_variants(unit):
+        spellings = [outputs.spelling(token) for token in truth.key]
+        if truth.name:
+            spellings += [outputs.spelling(truth.name[0]), outputs.spelling(truth.name[-1])]
         candidates = outputs.candidates(truth.key, truth.weights)
         for index in candidates.indexes:
-            match = _match_one(truth, outputs.units[index], index, outputs.words)
+            match = _match_one(truth, outputs.units[index], index, spellings)
             if match.rank > best.rank:
                 best = match
             if best.kind == "exact":
@@ -417,7 +451,7 @@ def _best_match(unit: str, outputs: OutputIndex) -> _Match:
             # The answer may straddle two units ("... on July 25," / "2017").
             centre = best.output_index if best.output_index is not None else candidates.best
             first, passage = outputs.passage(centre)
-            joined = _match_one(truth, passage, first, outputs.words)
+            joined = _match_one(truth, passage, first, spellings)
             if _RANK[joined.kind] > _RANK[best.kind]:
                 index = best.output_index if best.output_index is not None else first
                 best = _Match(joined.kind, index, joined.coverage, joined.fuzz_score)
