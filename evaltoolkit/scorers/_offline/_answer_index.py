@@ -11,9 +11,7 @@ output joined: units x units comparisons, each of them words x words. Here:
   :data:`MAX_CANDIDATES` units, so short answers are compared exactly as before;
 - an answer that straddles units ("... on July 25," / "2017") is looked for in a passage: the
   best unit with its neighbours, up to :data:`PASSAGE_WORDS` words. An output that short is
-  its own passage, as the whole output was before;
-- the numbers of the output are indexed once, so that finding a conflicting value does not
-  scan the output again for every ground-truth unit.
+  its own passage, as the whole output was before.
 """
 
 from __future__ import annotations

@@ -367,10 +367,6 @@ class NormalisedUnit:
         """The text with case and whitespace folded (see :func:`fold`)."""
         return fold(self.text)
 
-    def numbers(self) -> set[str]:
-        """The numbers and ordinals of the unit, in canonical form."""
-        return set(self.number_set)
-
     @cached_property
     def number_set(self) -> frozenset[str]:
         """The numbers and ordinals of the unit, in canonical form."""

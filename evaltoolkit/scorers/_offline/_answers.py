@@ -3,8 +3,9 @@
 Units: a short answer is one unit ("1960", "Johannes Gutenberg", "July 25, 2017"); a real list
 ("red, blue, and yellow": commas or semicolons with "and" / "or" before the last item) is one
 unit per item; longer text is split into sentences and then clauses, one fact each, and a
-clause of more than ``MAX_UNIT_WORDS`` (40) words into pieces of that many. A non-empty text
-always has a unit: an answer of punctuation or symbols only ("-", "?") is its own unit. Words of
+clause of more than ``MAX_UNIT_WORDS`` (40) words or ``MAX_UNIT_CHARS`` (1,000) characters into
+pieces of that size. A non-empty text always has a unit: an answer of punctuation or symbols
+only ("-", "?") is its own unit. Words of
 a ground truth that only restate the question are no units: "The capital of France is Paris"
 answers "What is the capital of France?" with the one unit "Paris" (a name or a date is kept
 whole: "United Kingdom" to "who did the United States fight?").
