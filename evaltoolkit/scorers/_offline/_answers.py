@@ -2,17 +2,23 @@
 
 Units: a short answer is one unit ("1960", "Johannes Gutenberg", "July 25, 2017"); a real list
 ("red, blue, and yellow": commas or semicolons with "and" / "or" before the last item) is one
-unit per item; longer text is split into sentences and then clauses, one fact each. Words of
+unit per item; longer text is split into sentences and then clauses, one fact each, and a
+clause of more than ``MAX_UNIT_WORDS`` (40) words or ``MAX_UNIT_CHARS`` (1,000) characters into
+pieces of that size. A non-empty text always has a unit: an answer of punctuation or symbols
+only ("-", "?") is its own unit. Words of
 a ground truth that only restate the question are no units: "The capital of France is Paris"
 answers "What is the capital of France?" with the one unit "Paris" (a name or a date is kept
 whole: "United Kingdom" to "who did the United States fight?").
 
 Analysis: both sides are normalised (case, punctuation, articles, hedges such as "about" or
-"circa", number words and ordinals to digits, month abbreviations, light stemming). A
-ground-truth unit is
+"circa", number words and ordinals to digits, month abbreviations, light stemming).
+Normalisation never empties a unit: an answer that is only an article ("A", "The") keeps it,
+an article-like word that introduces nothing ("option A", "A) Paris", "The answer is A.") is
+a label and is kept, and a unit without words keeps its symbols. A ground-truth unit is
 
-- exact when its normalised words occur, in order, in an output unit (or in the output as a
-  whole when the answer straddles two units);
+- exact when it is the same text as an output unit up to case and whitespace, or when its
+  normalised words occur, in order, in an output unit (or in the passage around it when the
+  answer straddles two units);
 - semantic when nearly all of its weighted content is there (numbers and names weigh more;
   words also match inflected or misspelt, and a name by its initial), when the strings are
   near-identical, or when a name is given without its middle names or its description
@@ -29,6 +35,18 @@ another name for a name (names the question mentions do not count: "Lyon is the 
 France" puts Lyon, not France, where the ground truth has Paris). Output units that match
 nothing and say more than the question and the ground truth already say are extra
 information.
+
+Cost: every step is near-linear in the length of the texts. Words are looked up through a
+blocking index (``_answer_words``), and each ground-truth unit is compared with at most
+``MAX_CANDIDATES`` (8) output units, those holding the most of its content, and with the
+passage around the best of them (``_answer_index``); an output of at most 8 units is
+compared whole, as before.
+
+Size limit: an output, ground truth or question longer than ``MAX_TEXT_CHARS``
+(1,500,000 characters, some 250,000 words, a 500-page book) is refused with an
+:class:`~evaltoolkit.errors.InputError` whose ``field`` names it (``"output"``,
+``"ground_truth"``, ``"input"``) and whose message says what to do: score an excerpt or a
+summary of the text, or use a model judge.
 """
 
 from __future__ import annotations
@@ -40,17 +58,52 @@ from typing import Any, Literal
 
 from rapidfuzz import fuzz
 
-from ._text import HEDGES, MONTH_NAMES, Token, split_clauses, split_sentences, tokenize
+from ...errors import InputError
+from ._answer_index import OutputIndex, Spelling
+from ._answer_text import (
+    MAX_UNIT_CHARS,
+    MAX_UNIT_WORDS,
+    NormalisedUnit,
+    cap_unit,
+    clauses_with_words,
+    is_content,
+    is_value,
+    split_sentences,
+    text_tokens,
+)
+from ._answer_words import WordIndex
+from ._text import HEDGES, MONTH_NAMES, Token
+
+__all__ = [
+    "MAX_TEXT_CHARS",
+    "MAX_UNIT_CHARS",
+    "MAX_UNIT_WORDS",
+    "analyze_units",
+    "extract_units",
+    "split_units",
+]
 
 MatchType = Literal["exact", "semantic", "partial", "missing"]
 
-ARTICLES = frozenset({"a", "an", "the"})
+#: The longest output, ground truth or question (in characters) the offline judge analyses.
+#: Far above any answer (a long-form answer of a few pages is 10,000-50,000 characters) and
+#: above a 1 MB text. Cost is near-linear, some 5-8 s of CPU per million characters of each
+#: text through the scorer (``benchmarks/offline_answer_cost.py``), so an item at the limit
+#: takes about half a minute and up to 700 MB in the worst case (all words distinct); a
+#: runaway text, such as a corpus pasted into one field, fails at once with a clear error
+#: instead of holding a run for minutes.
+MAX_TEXT_CHARS = 1_500_000
+
 # Shares of a ground-truth unit's content (weighted) found in an output unit.
 SEMANTIC_COVERAGE = 0.8
 PARTIAL_COVERAGE = 0.5
 # rapidfuzz similarities (0-100) between normalised strings.
 SEMANTIC_FUZZ = 88.0
 PARTIAL_FUZZ = 72.0
+# Character similarity is measured for ground-truth units of at most this many characters
+# (normalised), the names and short phrases whose spellings it tells apart; its cost grows with
+# the square of the length, and for a longer unit the share of its words found says more.
+CHARACTER_SIMILARITY_CHARS = 64
 # Two words of at least this many letters match when this similar (typos: "Bennet").
 FUZZY_WORD_LENGTH = 5
 FUZZY_WORD_RATIO = 85.0
@@ -65,36 +118,22 @@ _LIST_RE = re.compile(r"^(?:[^,;]+[,;]\s*)+(?:and|or)\s+[^,;]+$|;", re.IGNORECAS
 _LIST_SEPARATOR_RE = re.compile(r"\s*[,;]\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+", re.IGNORECASE)
 # A quoted nickname after a first name: 'Nicholas "Nick" Bakay' is also "Nick Bakay".
 _NICKNAME_RE = re.compile(r"\b\w+\s+[\"\u201c](\w+)[\"\u201d]")
-_OPTIONAL_PART_RE = re.compile(r"\s*(?:\([^)]*\)|\[[^\]]*\]|\"[^\"]*\"|\u201c[^\u201d]*\u201d)\s*")
+# An aside ends at the first closing mark; an opening mark inside one starts another (innermost
+# first), so that an unclosed "(" is given up at the next "(" rather than at the end of the text.
+_OPTIONAL_PART_RE = re.compile(
+    r"\s*(?:\([^()]*\)|\[[^\[\]]*\]|\"[^\"]*\"|\u201c[^\u201c\u201d]*\u201d)\s*"
+)
 
 
-@dataclass(frozen=True)
-class _Normalised:
-    """A unit in normalised form."""
-
-    text: str
-    tokens: tuple[Token, ...]
-
-    @staticmethod
-    def of(text: str) -> _Normalised:
-        tokens = tuple(token for token in tokenize(text) if token.norm not in ARTICLES)
-        return _Normalised(text, tokens)
-
-    @property
-    def stems(self) -> list[str]:
-        return [token.stem for token in self.tokens]
-
-    @property
-    def key_tokens(self) -> list[Token]:
-        """Content tokens without hedges: the words that say what the answer is."""
-        return [t for t in self.tokens if t.is_content and t.norm not in HEDGES]
-
-    @property
-    def flat(self) -> str:
-        return " ".join(token.stem for token in self.tokens if token.norm not in HEDGES)
-
-    def numbers(self) -> set[str]:
-        return {token.norm for token in self.tokens if token.is_number or token.is_ordinal}
+def _check_size(length: int, field: str) -> None:
+    """Refuse a text longer than :data:`MAX_TEXT_CHARS` with an error that says what to do."""
+    if length > MAX_TEXT_CHARS:
+        raise InputError(
+            f"field {field!r} has {length:,} characters, more than the {MAX_TEXT_CHARS:,} "
+            "(MAX_TEXT_CHARS) the offline answer-similarity judge analyses; score an excerpt "
+            "or a summary of it, or use a model judge",
+            field=field,
+        )
 
 
 def _clean(text: str) -> str:
@@ -127,18 +166,37 @@ def split_units(text: str) -> list[str]:
         text: An answer or a passage.
 
     Returns:
-        The units in order: list items for a short answer, clauses for longer text.
+        The units in order: list items for a short answer, clauses of at most
+        :data:`MAX_UNIT_WORDS` words for longer text. A text that is not blank has at least
+        one unit, itself when it has no words ("-", "?").
+
+    Example:
+        >>> split_units("red, blue, and yellow")
+        ['red', 'blue', 'yellow']
+        >>> split_units("?")
+        ['?']
     """
     text = _clean(text)
     if not text:
         return []
     if _is_short(text):
-        return [item for item in _split_list(text) if tokenize(item)]
-    units: list[str] = []
-    for sentence in split_sentences(text):
-        pieces = split_clauses(sentence, min_content=3)
-        units.extend(piece for piece in pieces if tokenize(piece))
-    return units
+        units = [item for item in _split_list(text) if text_tokens(item)]
+    else:
+        units = [
+            clause
+            for sentence in split_sentences(text)
+            for clause, has_words in clauses_with_words(sentence, min_content=3)
+            if has_words
+        ]
+    return [piece for unit in units or [text] for piece in _bounded(unit)]
+
+
+def _bounded(unit: str) -> list[str]:
+    """A unit, or the pieces with words of a unit too long to be one (see ``cap_unit``)."""
+    pieces = cap_unit(unit)
+    if len(pieces) == 1:
+        return pieces
+    return [piece for piece in pieces if text_tokens(piece)] or pieces
 
 
 def answer_part(ground_truth: str, question: str | None) -> str:
@@ -156,19 +214,23 @@ def answer_part(ground_truth: str, question: str | None) -> str:
 
     Returns:
         The answering part of the ground truth.
+
+    Example:
+        >>> answer_part("The capital of France is Paris", "What is the capital of France?")
+        'Paris'
     """
     if not question:
         return ground_truth
-    asked = [token.stem for token in tokenize(question) if token.is_content]
-    content = [token for token in tokenize(ground_truth) if token.is_content]
+    asked = WordIndex(
+        (token.stem for token in text_tokens(question) if is_content(token)), _words_match
+    )
+    tokens = text_tokens(ground_truth)
+    content = [token for token in tokens if is_content(token)]
     new = [
-        token
-        for token in content
-        if not any(_words_match(token.stem, stem) for stem in asked) and token.norm not in HEDGES
+        token for token in content if not asked.matching(token.stem) and token.norm not in HEDGES
     ]
     if not new or len(new) == len(content):
         return ground_truth
-    tokens = tokenize(ground_truth)
     first = tokens.index(new[0])
     last = tokens.index(new[-1])
     # A name or a date is answered whole: "United Kingdom" to "who did the United States
@@ -205,25 +267,35 @@ def extract_units(output: str, ground_truth: str, question: str | None = None) -
 
     Returns:
         ``{"output_units": [str, ...], "ground_truth_units": [str, ...]}``.
+
+    Raises:
+        InputError: A text is longer than :data:`MAX_TEXT_CHARS` (``field`` names it:
+            ``"output"``, ``"ground_truth"`` or ``"input"`` for the question).
+
+    Example:
+        >>> extract_units("It was Paris.", "The capital is Paris", "What is the capital?")
+        {'output_units': ['It was Paris'], 'ground_truth_units': ['Paris']}
     """
+    _check_size(len(output), "output")
+    _check_size(len(ground_truth), "ground_truth")
+    _check_size(len(question or ""), "input")
     return {
         "output_units": split_units(output),
         "ground_truth_units": split_units(answer_part(ground_truth, question)),
     }
 
 
-def _contains_sequence(haystack: list[str], needle: list[str]) -> bool:
-    if not needle or len(needle) > len(haystack):
-        return False
-    first = needle[0]
-    return any(
-        haystack[i] == first and haystack[i : i + len(needle)] == needle
-        for i in range(len(haystack) - len(needle) + 1)
-    )
+def _stem_text(stems: list[str]) -> str:
+    return f" {' '.join(stems)} "
+
+
+def _contains_sequence(haystack: str, needle: str) -> bool:
+    """Whether the words of ``needle`` occur in order in ``haystack``, both as ``stem_text``."""
+    return len(needle) > 2 and needle in haystack
 
 
 def _weight(token: Token) -> float:
-    if token.is_number or token.is_ordinal:
+    if is_value(token):
         return 2.0
     return 1.5 if token.capitalized else 1.0
 
@@ -245,18 +317,6 @@ def _words_match(truth_stem: str, output_stem: str) -> bool:
     )
 
 
-def _covered(token: Token, output: _Normalised) -> bool:
-    """Whether an output mentions a ground-truth word (or, for a name, its initial)."""
-    if any(_words_match(token.stem, other.stem) for other in output.tokens):
-        return True
-    if token.capitalized and not token.is_number and len(token.norm) > 1:
-        return any(
-            len(other.norm) == 1 and other.norm == token.norm[0] and other.capitalized
-            for other in output.tokens
-        )
-    return False
-
-
 @dataclass(frozen=True)
 class _Match:
     kind: MatchType
@@ -264,8 +324,13 @@ class _Match:
     coverage: float
     fuzz_score: float
 
+    @property
+    def rank(self) -> tuple[int, float, float]:
+        return (_RANK[self.kind], self.coverage, self.fuzz_score)
+
 
 _RANK = {"exact": 3, "semantic": 2, "partial": 1, "missing": 0}
+_MISSING = _Match("missing", None, 0.0, 0.0)
 
 
 _NAME_SUFFIXES = frozenset({"jr", "sr", "ii", "iii", "iv"})
@@ -286,30 +351,62 @@ def _name_part(tokens: list[Token]) -> list[Token]:
     return run if len(run) >= 2 else []
 
 
-def _match_one(truth: _Normalised, output: _Normalised, index: int) -> _Match:
-    truth_key = [t for t in truth.tokens if t.norm not in HEDGES]
-    truth_stems = [t.stem for t in truth_key]
-    if truth_stems and _contains_sequence(output.stems, truth_stems):
+@dataclass(frozen=True)
+class _Truth:
+    """A ground-truth unit (or a variant of it) prepared for matching."""
+
+    unit: NormalisedUnit
+    stem_text: str
+    key: list[Token]
+    weights: list[float]
+    name: list[Token]
+
+    @staticmethod
+    def of(text: str) -> _Truth:
+        unit = NormalisedUnit.of(text)
+        without_hedges = [t for t in unit.tokens if t.norm not in HEDGES]
+        key = unit.key_tokens or without_hedges
+        return _Truth(
+            unit,
+            _stem_text([t.stem for t in without_hedges]),
+            key,
+            [_weight(t) for t in key],
+            _name_part(key),
+        )
+
+
+def _match_one(
+    truth: _Truth, output: NormalisedUnit, index: int, spellings: list[Spelling]
+) -> _Match:
+    """Match a ground-truth unit with one output unit or passage.
+
+    ``spellings`` holds how the output may mention each of ``truth.key``'s words, then the
+    first and the last word of ``truth.name``.
+    """
+    if _contains_sequence(output.stem_text, truth.stem_text):
         return _Match("exact", index, 1.0, 100.0)
-    key = truth.key_tokens or truth_key
-    total = sum(_weight(t) for t in key)
-    hits = [_covered(t, output) for t in key]
-    covered = sum(_weight(t) for t, hit in zip(key, hits, strict=True) if hit)
+    total = sum(truth.weights)
+    covered = sum(
+        weight
+        for spelling, weight in zip(spellings, truth.weights, strict=False)
+        if spelling.in_unit(output)
+    )
     coverage = covered / total if total else 0.0
     fuzz_score = 0.0
-    if truth.flat and output.flat:
-        fuzz_score = float(fuzz.partial_ratio(truth.flat, output.flat))
-        if len(truth.flat) < 4:
+    flat = truth.unit.flat
+    if len(flat) > CHARACTER_SIMILARITY_CHARS:
+        fuzz_score = 100.0 * coverage
+    elif flat and output.flat:
+        fuzz_score = float(fuzz.partial_ratio(flat, output.flat))
+        if len(flat) < 4:
             fuzz_score = min(fuzz_score, 100.0 * coverage)
-    numbers_agree = truth.numbers() <= output.numbers()
+    numbers_agree = truth.unit.number_set <= output.number_set
     # A name given without its middle names or description ("Shirley Jones" for
     # "Shirley Mae Jones", "Rudyard Kipling" for "English author Rudyard Kipling").
-    name = _name_part(key)
-    short_name = (
-        bool(name)
-        and _covered(name[0], output)
-        and any(_words_match(name[-1].stem, other.stem) for other in output.tokens)
-    )
+    short_name = False
+    if truth.name:
+        first, last = spellings[len(truth.key) :]
+        short_name = first.in_unit(output) and not last.stems.isdisjoint(output.stem_set)
     if numbers_agree and (
         coverage >= SEMANTIC_COVERAGE or fuzz_score >= SEMANTIC_FUZZ or short_name
     ):
@@ -319,14 +416,14 @@ def _match_one(truth: _Normalised, output: _Normalised, index: int) -> _Match:
     return _Match("missing", None, coverage, fuzz_score)
 
 
-def _truth_variants(unit: str) -> list[_Normalised]:
+def _truth_variants(unit: str) -> list[_Truth]:
     """The ground truth, and the ground truth without parenthesised or quoted asides.
 
     "585 (HD)" is answered by "585"; 'Nicholas "Nick" Bakay' by "Nicholas Bakay".
     """
     variants = [unit]
-    reduced = _clean(_OPTIONAL_PART_RE.sub(" ", unit))
-    if reduced and reduced != unit and tokenize(reduced):
+    reduced = _clean(_OPTIONAL_PART_RE.sub(" ", _clean(unit)))
+    if reduced and reduced != unit and text_tokens(reduced):
         variants.append(reduced)
     nickname = _NICKNAME_RE.search(unit)
     if nickname:
@@ -335,25 +432,29 @@ def _truth_variants(unit: str) -> list[_Normalised]:
                 unit[: nickname.start()] + " " + nickname.group(1) + " " + unit[nickname.end() :]
             )
         )
-    return [_Normalised.of(variant) for variant in variants]
+    return [_Truth.of(variant) for variant in variants]
 
 
-def _best_match(unit: str, outputs: list[_Normalised], whole: _Normalised) -> _Match:
-    best = _Match("missing", None, 0.0, 0.0)
+def _best_match(unit: str, outputs: OutputIndex) -> _Match:
+    best = _MISSING
     for truth in _truth_variants(unit):
-        for index, output in enumerate(outputs):
-            match = _match_one(truth, output, index)
-            if (_RANK[match.kind], match.coverage, match.fuzz_score) > (
-                _RANK[best.kind],
-                best.coverage,
-                best.fuzz_score,
-            ):
+        spellings = [outputs.spelling(token) for token in truth.key]
+        if truth.name:
+            spellings += [outputs.spelling(truth.name[0]), outputs.spelling(truth.name[-1])]
+        candidates = outputs.candidates(truth.key, truth.weights)
+        for index in candidates.indexes:
+            match = _match_one(truth, outputs.units[index], index, spellings)
+            if match.rank > best.rank:
                 best = match
-        if best.kind != "exact" and outputs:
+            if best.kind == "exact":
+                return best
+        if best.kind != "exact" and len(outputs):
             # The answer may straddle two units ("... on July 25," / "2017").
-            joined = _match_one(truth, whole, 0)
+            centre = best.output_index if best.output_index is not None else candidates.best
+            first, passage = outputs.passage(centre)
+            joined = _match_one(truth, passage, first, spellings)
             if _RANK[joined.kind] > _RANK[best.kind]:
-                index = best.output_index if best.output_index is not None else 0
+                index = best.output_index if best.output_index is not None else first
                 best = _Match(joined.kind, index, joined.coverage, joined.fuzz_score)
     return best
 
@@ -361,9 +462,9 @@ def _best_match(unit: str, outputs: list[_Normalised], whole: _Normalised) -> _M
 _POLAR = {"yes": True, "no": False}
 
 
-def _polar_match(unit: str, outputs: list[_Normalised]) -> _Match | None:
+def _polar_match(unit: str, outputs: list[NormalisedUnit]) -> _Match | None:
     """Match a yes/no ground truth by the polarity of the output's first statement."""
-    truth = [t.norm for t in tokenize(unit)]
+    truth = [t.norm for t in text_tokens(unit)]
     if len(truth) != 1 or truth[0] not in _POLAR or not outputs:
         return None
     expected = _POLAR[truth[0]]
@@ -382,27 +483,52 @@ def _is_year(value: str) -> bool:
     return value.isdigit() and len(value) == 4 and 1000 <= int(value) <= 2100
 
 
-def _conflicting_values(
-    truth: _Normalised, output: _Normalised, question_values: set[str]
-) -> list[str]:
-    """Values in the output that take the ground truth's slot with a different value."""
-    truth_values = truth.numbers()
-    if not truth_values:
-        return []
-    output_values = output.numbers() - question_values
-    if truth_values & output_values:
-        return []
-    truth_years = {v for v in truth_values if _is_year(v)}
-    if truth_years:
-        return sorted(v for v in output_values if _is_year(v))
-    truth_ordinal = any(v.startswith("#") for v in truth_values)
-    return sorted(
-        v for v in output_values if not _is_year(v) and v.startswith("#") == truth_ordinal
-    )
+class _Conflicts:
+    """Where the output puts another value, or another name, in a ground truth's slot.
+
+    The output's numbers are indexed once: for each kind of value (a year, an ordinal, another
+    number), the first unit that has one the question does not already state.
+    """
+
+    def __init__(
+        self, outputs: list[NormalisedUnit], asked: NormalisedUnit, short_output: bool
+    ) -> None:
+        self._outputs = outputs
+        self._asked_stems = frozenset(asked.stems)
+        self._short_output = short_output
+        self._all_values: frozenset[str] = frozenset().union(*(o.number_set for o in outputs))
+        self._first: dict[str, tuple[int, list[str]]] = {}
+        for index, output in enumerate(outputs):
+            values = output.number_set - asked.number_set
+            kinds = {
+                "year": [v for v in values if _is_year(v)],
+                "ordinal": [v for v in values if not _is_year(v) and v.startswith("#")],
+                "number": [v for v in values if not _is_year(v) and not v.startswith("#")],
+            }
+            for kind, found in kinds.items():
+                if found and kind not in self._first:
+                    self._first[kind] = (index, sorted(found))
+
+    def find(self, truth: NormalisedUnit) -> tuple[int, list[str]] | None:
+        """The output unit that contradicts a ground-truth unit and the values it gives."""
+        truth_values = truth.number_set
+        if truth_values and not truth_values & self._all_values:
+            if any(_is_year(v) for v in truth_values):
+                kind = "year"
+            else:
+                kind = "ordinal" if any(v.startswith("#") for v in truth_values) else "number"
+            if kind in self._first:
+                return self._first[kind]
+        if self._short_output and not truth_values & self._all_values:
+            for index, output in enumerate(self._outputs):
+                names = _conflicting_name(truth, output, self._asked_stems)
+                if names:
+                    return index, names
+        return None
 
 
 def _conflicting_name(
-    truth: _Normalised, output: _Normalised, asked_stems: frozenset[str]
+    truth: NormalisedUnit, output: NormalisedUnit, asked_stems: frozenset[str]
 ) -> list[str]:
     """For a short output answer: a different name where the ground truth is a name.
 
@@ -441,37 +567,55 @@ def analyze_units(
     Returns:
         ``{"matches": [...], "contradictions": [...], "extra_info": [...]}`` with one match
         per ground-truth unit, in order.
+
+    Raises:
+        InputError: The units of the output or of the ground truth, or the question, hold
+            more than :data:`MAX_TEXT_CHARS` characters.
+
+    Example:
+        >>> analysis = analyze_units(["It was Paris"], ["Paris"])
+        >>> analysis["matches"][0]["match_type"], analysis["contradictions"]
+        ('exact', [])
     """
-    outputs = [_Normalised.of(unit) for unit in output_units]
-    whole = _Normalised.of(" ".join(output_units))
-    asked = _Normalised.of(question or "")
-    short_output = _is_short(" ".join(output_units))
+    _check_size(sum(len(unit) for unit in output_units), "output")
+    _check_size(sum(len(unit) for unit in ground_truth_units), "ground_truth")
+    _check_size(len(question or ""), "input")
+    outputs = [NormalisedUnit.of(unit) for unit in output_units]
+    index = OutputIndex(output_units, outputs, _words_match)
+    asked = NormalisedUnit.of(question or "")
+    conflicts = _Conflicts(outputs, asked, _is_short(" ".join(output_units)))
     matches: list[dict[str, Any]] = []
     contradictions: list[dict[str, Any]] = []
     used: set[int] = set()
+    known = set(asked.stems)
     for unit in ground_truth_units:
-        truth = _Normalised.of(unit)
-        match = _polar_match(unit, outputs) or _best_match(unit, outputs, whole)
+        truth = NormalisedUnit.of(unit)
+        known.update(truth.stems)
+        identical = index.identical(truth)
+        match = (
+            _Match("exact", identical, 1.0, 100.0)
+            if identical is not None
+            else _polar_match(unit, outputs) or _best_match(unit, index)
+        )
         output_unit = output_units[match.output_index] if match.output_index is not None else None
         if match.output_index is not None:
             used.add(match.output_index)
-        explanation = _explain(match, unit, output_unit)
         matches.append(
             {
                 "ground_truth_unit": unit,
                 "output_unit": output_unit,
                 "match_type": match.kind,
-                "explanation": explanation,
+                "explanation": _explain(match, unit, output_unit),
             }
         )
         if match.kind in ("exact", "semantic"):
             continue
-        conflict = _find_conflict(truth, outputs, asked, short_output)
+        conflict = conflicts.find(truth)
         if conflict is not None:
-            index, values = conflict
+            conflict_index, values = conflict
             contradictions.append(
                 {
-                    "output_unit": output_units[index],
+                    "output_unit": output_units[conflict_index],
                     "ground_truth_unit": unit,
                     "explanation": (
                         f"The output gives {', '.join(values)} where the ground truth says "
@@ -479,40 +623,16 @@ def analyze_units(
                     ),
                 }
             )
-            used.add(index)
-    known = set(asked.stems) | {
-        s for unit in ground_truth_units for s in _Normalised.of(unit).stems
-    }
+            used.add(conflict_index)
     extra = [
-        output_units[index]
-        for index, output in enumerate(outputs)
-        if index not in used and _adds_information(output, known)
+        output_units[position]
+        for position, output in enumerate(outputs)
+        if position not in used and _adds_information(output, known)
     ]
     return {"matches": matches, "contradictions": contradictions, "extra_info": extra}
 
 
-def _find_conflict(
-    truth: _Normalised,
-    outputs: list[_Normalised],
-    asked: _Normalised,
-    short_output: bool,
-) -> tuple[int, list[str]] | None:
-    all_values = set().union(*(o.numbers() for o in outputs)) if outputs else set()
-    if truth.numbers() & all_values:
-        return None
-    for index, output in enumerate(outputs):
-        values = _conflicting_values(truth, output, asked.numbers())
-        if values:
-            return index, values
-    if short_output:
-        for index, output in enumerate(outputs):
-            names = _conflicting_name(truth, output, frozenset(asked.stems))
-            if names:
-                return index, names
-    return None
-
-
-def _adds_information(output: _Normalised, known: set[str]) -> bool:
+def _adds_information(output: NormalisedUnit, known: set[str]) -> bool:
     content = [t.stem for t in output.key_tokens]
     if not content:
         return False
