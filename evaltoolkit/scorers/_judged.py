@@ -10,6 +10,7 @@ custom one from the same public parts.
 
 from __future__ import annotations
 
+import collections
 import copy
 import json
 from collections.abc import Callable, Mapping, Sequence
@@ -331,12 +332,17 @@ def align_entries(
     key_texts = [_normalised(key) for key in keys]
     found: list[int | None] = [None] * len(keys)
     used: set[int] = set()
+    # Exact repeats first, each key taking the earliest entry of its text left: linear, since
+    # the offline judge repeats every key and a long answer has thousands.
+    by_text: dict[str, collections.deque[int]] = collections.defaultdict(collections.deque)
+    for entry_position, entry_text in enumerate(entry_texts):
+        by_text[entry_text].append(entry_position)
     for key_position, key_text in enumerate(key_texts):
-        for entry_position, entry_text in enumerate(entry_texts):
-            if entry_position not in used and entry_text == key_text:
-                found[key_position] = entry_position
-                used.add(entry_position)
-                break
+        waiting = by_text.get(key_text)
+        if waiting:
+            chosen = waiting.popleft()
+            found[key_position] = chosen
+            used.add(chosen)
 
     def close(entry_position: int, key_text: str) -> float:
         entry_text = entry_texts[entry_position]
