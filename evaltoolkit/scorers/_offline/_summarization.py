@@ -14,9 +14,16 @@ from typing import Any
 
 from ._claims import judge_claim, split_claims
 from ._questions import answer_questions, draw_questions
+from ._settings import SummarizationOfflineSettings
 
 
-def judge_source(source: str, summary: str, max_questions: int) -> dict[str, Any]:
+def judge_source(
+    source: str,
+    summary: str,
+    max_questions: int,
+    *,
+    settings: SummarizationOfflineSettings | None = None,
+) -> dict[str, Any]:
     """Judge a summary's claims against its source and draw questions from the source.
 
     Args:
@@ -27,11 +34,16 @@ def judge_source(source: str, summary: str, max_questions: int) -> dict[str, Any
     Returns:
         ``{"claims": [{"claim", "supported", "reason"}, ...], "questions": [str, ...]}``.
     """
-    claims = [judge_claim(claim, source) for claim in split_claims(summary)]
-    return {"claims": claims, "questions": draw_questions(source, max_questions)}
+    claims = [judge_claim(claim, source, settings) for claim in split_claims(summary)]
+    return {"claims": claims, "questions": draw_questions(source, max_questions, settings)}
 
 
-def judge_coverage(summary: str, questions: list[str]) -> dict[str, Any]:
+def judge_coverage(
+    summary: str,
+    questions: list[str],
+    *,
+    settings: SummarizationOfflineSettings | None = None,
+) -> dict[str, Any]:
     """Decide from the summary alone whether it answers each question "yes".
 
     Args:
@@ -41,4 +53,4 @@ def judge_coverage(summary: str, questions: list[str]) -> dict[str, Any]:
     Returns:
         ``{"verdicts": [{"question", "answered", "reason"}, ...]}``, one per question in order.
     """
-    return {"verdicts": answer_questions(summary, questions)}
+    return {"verdicts": answer_questions(summary, questions, settings)}
