@@ -40,7 +40,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
-from itertools import pairwise
+from itertools import islice, pairwise
 from typing import Any
 
 from ._document import (
@@ -66,9 +66,10 @@ NEGATION_CLAUSE_OVERLAP = 0.7
 NEGATION_SCOPE = 3
 # Content words after a number that say what it counts ("4,000 people").
 NUMBER_SLOT_WORDS = 2
+OWN_SHARE = 0.5
 # Cost bounds (not tuned: they only cap the work on very long sources).
-EVIDENCE_CANDIDATES = 32
-SENTENCES_PER_CHECK = 64
+EVIDENCE_CANDIDATES = 8
+SENTENCES_PER_CHECK = 16
 _POSTINGS_BUDGET = 4096
 
 # Units of time, in hours, so that "48 hours" and "two days" agree and "a week" does not.
@@ -96,6 +97,8 @@ class _ClaimWord:
     weight: float
     # A name, number or noun (not a verb or adverb): what a paraphrase must keep.
     key: bool
+    # A number, the day of a date, or the word right after a number (its unit: "4 pm").
+    value: bool
 
 
 @dataclass(frozen=True)
@@ -149,6 +152,9 @@ def _claim_words(claim: TextUnit, document: SourceDocument) -> list[_ClaimWord]:
             position,
             document.weight(token.stem),
             key=position not in claim.light_positions,
+            value=token.is_number
+            or token.is_date_day
+            or (position > 0 and claim.tokens[position - 1].is_number),
         )
         for position, token in enumerate(claim.tokens)
         if token.is_content
@@ -170,6 +176,46 @@ def _candidate_sentences(words: list[_ClaimWord], document: SourceDocument) -> l
     return [index for index, _ in ranked[:EVIDENCE_CANDIDATES]]
 
 
+def _fuses(words: list[_ClaimWord], before: TextUnit, after: TextUnit) -> bool:
+    """Whether a claim states one part of each of two sentences, one part after the other.
+
+    Each sentence must give a name, number or noun the other lacks, and the claim's names and nouns
+    from one sentence must not be interleaved with the other's ("The festival opened in York
+    on Friday" mixes "The festival opened on Friday" with "A stage will open in York").
+    Numbers, dates and the units after numbers are checked on their own (see
+    :func:`_value_problems`).
+    """
+    # For each name, number or noun that only one of the sentences has: whether it is the
+    # first's, and whether it is a number.
+    own = [
+        (word.stem in before.stems, word.value)
+        for word in words
+        if word.key and (word.stem in before.stems) != (word.stem in after.stems)
+    ]
+    sides = [first for first, value in own if not value]
+    switches = sum(1 for left, right in pairwise(sides) if left != right)
+    firsts = {first for first, _ in own}
+    return firsts == {True, False} and switches <= 1 and _subject_with_verb(words, before, after)
+
+
+def _subject_with_verb(words: list[_ClaimWord], before: TextUnit, after: TextUnit) -> bool:
+    """Whether the claim's first verb keeps its subject: in a sentence that has the verb, the
+    words before it share one with the claim's words before it, or there are none (a pronoun
+    that refers back: "Tim Durkan ... . He photographed the skyline"). "Tom Becker won the
+    election" fuses "Maria Lopez won the election" with "Tom Becker conceded"."""
+    verb = next((word for word in words if not word.key), None)
+    if verb is None:
+        return True
+    subject = {word.stem for word in words if word.position < verb.position}
+    for sentence in (before, after):
+        stems = [stem for stem, _ in sentence.phrases]
+        if verb.stem in stems:
+            own_subject = set(stems[: stems.index(verb.stem)])
+            if not own_subject or own_subject & subject:
+                return True
+    return not subject
+
+
 def _evidence(
     claim: TextUnit,
     words: list[_ClaimWord],
@@ -181,11 +227,8 @@ def _evidence(
     state; None for two sentences that do not each state a name, number or noun of the claim
     that the other lacks."""
     sentences = document.sentences[first : last + 1]
-    if len(sentences) == 2:
-        keys = {word.stem for word in words if word.key}
-        own = [keys & sentence.stems for sentence in sentences]
-        if not (own[0] - own[1] and own[1] - own[0]):
-            return None
+    if len(sentences) == 2 and not _fuses(words, sentences[0], sentences[1]):
+        return None
     unit = TextUnit.joined(sentences)
     context = document.context[first]
     total = math.fsum(word.weight for word in words)
@@ -203,6 +246,10 @@ def _evidence(
             found.append(word.weight)
         else:
             missing.append(word)
+    keys = [word for word in words if word.key]
+    own = math.fsum(word.weight for word in keys if word.stem in unit.stems)
+    if own < OWN_SHARE * math.fsum(word.weight for word in keys):
+        return None
     keeps_keys = not any(word.key for word in missing)
     changed = sum(1 for word in missing if not word.key)
     paraphrase = keeps_keys and changed <= PARAPHRASE_CHANGED_WORDS and len(missing) < len(words)
@@ -269,7 +316,11 @@ def _negation_flip(claim: TextUnit, evidence: _Evidence, document: SourceDocumen
         if claim.tokens[position].norm not in REPORTING_VERBS
     }
     candidates = sorted(
-        {index for predicate in predicates for index in document.negated_postings(predicate)}
+        {
+            index
+            for predicate in predicates
+            for index in document.negated_postings(predicate)[:SENTENCES_PER_CHECK]
+        }
     )
     for index in candidates[:SENTENCES_PER_CHECK]:
         if evidence.index <= index <= evidence.last:
@@ -312,10 +363,8 @@ def _joined_apart(
         allowed = 1 + (settings.verb_gap if verbs else settings.phrase_gap)
         verb_stems = {claim.tokens[position].stem for position in verbs}
         either_order = not verbs or any(claim_passive[position] for position in verbs)
-        right_in = frozenset(document.postings.get(right.stem, ()))
-        together = [i for i in document.postings.get(left.stem, ()) if i in right_in]
         apart: TextUnit | None = None
-        for index in together[:SENTENCES_PER_CHECK]:
+        for index in _sentences_with_both(left.stem, right.stem, document):
             sentence = document.sentences[index]
             phrases, passive = sentence.phrases, sentence.passive
             lefts = [i for i, (stem, _) in enumerate(phrases) if stem == left.stem]
@@ -337,6 +386,16 @@ def _joined_apart(
                 f'as the claim does ("{excerpt(apart.text)}")'
             )
     return None
+
+
+def _sentences_with_both(first: str, second: str, document: SourceDocument) -> list[int]:
+    """The first sentences (at most ``SENTENCES_PER_CHECK``) that use both stems."""
+    shorter, longer = sorted((first, second), key=lambda stem: len(document.postings.get(stem, ())))
+    other = document.posting_set(longer)
+    both = (
+        index for index in document.postings.get(shorter, ())[:_POSTINGS_BUDGET] if index in other
+    )
+    return list(islice(both, SENTENCES_PER_CHECK))
 
 
 def _comparison_problem(claim: TextUnit, evidence: _Evidence) -> str | None:

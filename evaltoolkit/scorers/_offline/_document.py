@@ -247,6 +247,24 @@ class SourceDocument:
                     found.setdefault(stem, []).append(index)
         return {stem: tuple(indices) for stem, indices in found.items()}
 
+    @cached_property
+    def _posting_sets(self) -> dict[str, frozenset[int]]:
+        return {}
+
+    def posting_set(self, stem: str) -> frozenset[int]:
+        """The indices of the sentences that use a content stem, as a set (built on demand).
+
+        Args:
+            stem: A content stem.
+
+        Returns:
+            The indices.
+        """
+        found = self._posting_sets.get(stem)
+        if found is None:
+            found = self._posting_sets[stem] = frozenset(self.postings.get(stem, ()))
+        return found
+
     def negated_postings(self, stem: str) -> tuple[int, ...]:
         """The sentences with a negation that use a word of this base stem ("erupt").
 
@@ -303,7 +321,7 @@ def _topic(lead: TextUnit) -> frozenset[str]:
     )
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=8)
 def analyse_source(source: str) -> SourceDocument:
     """Analyse a source document (cached: every summary of a document shares it).
 
@@ -324,8 +342,12 @@ def analyse_source(source: str) -> SourceDocument:
     names = _names(sentences)
     sentence_names = [sentence.stems & names for sentence in sentences]
     topic = _topic(sentences[0]) if sentences else frozenset()
+    # A sentence that names someone speaks of them; one that names no one ("He said ...")
+    # may refer to the names before it.
     context = tuple(
-        topic.union(*sentence_names[max(0, index - CONTEXT_SENTENCES) : index])
+        topic - names
+        if sentence_names[index]
+        else topic.union(*sentence_names[max(0, index - CONTEXT_SENTENCES) : index])
         for index in range(count)
     )
     return SourceDocument(

@@ -68,9 +68,9 @@ class SummarizationOfflineSettings:
             for the question to count as answered.
 
     Example:
-        >>> settings = SummarizationOfflineSettings(claim_support=0.9)
+        >>> settings = SummarizationOfflineSettings(claim_support=0.8, verb_gap=3)
         >>> settings.claim_support, settings.verb_gap
-        (0.9, 2)
+        (0.8, 3)
         >>> SummarizationOfflineSettings.from_mapping({"answer_share": 0.6}).answer_share
         0.6
     """
