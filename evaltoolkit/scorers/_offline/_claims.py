@@ -2,12 +2,18 @@
 
 Claims: the summary is split into sentences and then clauses, one fact each.
 
-Evidence: the source sentence that states the most of the claim, together with what that
-sentence may refer to without naming it (the names of the two sentences before it and the
-names and nouns of the lead sentence; see :class:`SourceDocument`). Each content word of the
-claim weighs how specific it is to the document (its inverse sentence frequency), and each
-occurrence in the claim needs its own occurrence in the evidence ("Swansea host Swansea" is not
-stated by "the Foxes host Swansea").
+Evidence: the source sentence, or two adjacent ones, that state the most of the claim,
+together with what they may refer to without naming it (the names and nouns of the lead
+sentence, and for a sentence that names no one, the names of the two sentences before it; see
+:class:`SourceDocument`). Each content word of the claim weighs how specific it is to the
+document (its inverse sentence frequency), and each occurrence in the claim needs its own
+occurrence in the evidence ("Swansea host Swansea" is not stated by "the Foxes host Swansea").
+The evidence's own words must hold at least half (``OWN_SHARE``) of the claim's names and
+nouns. Two sentences are evidence together only when each states a name, number or noun of the
+claim that the other lacks, the claim takes its part of one after its part of the other (not
+interleaved: "The festival opened in York on Friday" from "The festival opened on Friday. A
+stage will open in York"), and the claim's first verb keeps the subject its sentence gives it
+("Tom Becker won" from "Maria Lopez won ... Tom Becker conceded").
 
 A claim is supported when nothing below contradicts it and either the evidence states at least
 ``settings.claim_support`` of its weight, or the claim is a paraphrase of the evidence: it keeps
@@ -22,13 +28,15 @@ Contradictions, each decisive and each quoted in the reason:
 - a negation that the claim and the clause of the evidence restating it disagree on, or one
   next to the claim's verb in a clause elsewhere that restates the whole claim ("has erupted"
   where the source says "an eruption is not certain");
+- a comparison the evidence does not make ("larger than");
 - two words the claim puts side by side that a source sentence has apart, in other phrases:
   more than ``settings.phrase_gap`` words between two names, nouns or numbers, more than
-  ``settings.verb_gap`` next to a verb or adverb, or the other way round ("Seven games
-  involving Nimes were arrested" from "Seven games involving Nimes were investigated after
-  Conrad was arrested"; "Swansea beat the Foxes" from "The Foxes beat Swansea"). Words of an
-  aside set off by commas between them do not count, and two words the source never has in
-  one sentence are not checked (a claim may fuse two sentences).
+  ``settings.verb_gap`` next to a verb or adverb, or a verb's neighbours on the other side
+  ("Seven games involving Nimes were arrested" from "Seven games involving Nimes were
+  investigated after Conrad was arrested"; "Swansea beat the Foxes" from "The Foxes beat
+  Swansea"; a passive, "was raised" or "led by", may swap the sides). Words of an aside set
+  off by commas between them do not count, and two words the source never has in one
+  sentence are not checked (a claim may fuse two sentences).
 
 Cost: the evidence is looked for among the sentences that share the claim's most specific
 words, at most ``EVIDENCE_CANDIDATES`` of them, and each check reads at most
@@ -66,6 +74,8 @@ NEGATION_CLAUSE_OVERLAP = 0.7
 NEGATION_SCOPE = 3
 # Content words after a number that say what it counts ("4,000 people").
 NUMBER_SLOT_WORDS = 2
+# The evidence's own words (not what it refers to) hold at least this share of the claim's
+# names, numbers and nouns.
 OWN_SHARE = 0.5
 # Cost bounds (not tuned: they only cap the work on very long sources).
 EVIDENCE_CANDIDATES = 8

@@ -222,10 +222,11 @@ class SourceDocument:
         names: Stems it always writes capitalised (inside a sentence): names.
         idf: Inverse sentence frequency of each stem, ``log(1 + sentences / frequency)``.
         sentence_frequency: How many sentences use each stem.
-        context: For each sentence, what it may refer to without naming it: the names
-            of the ``CONTEXT_SENTENCES`` sentences before it ("he", "the club"), and the names
-            and nouns of the lead sentence, which sets the topic ("the researchers" of "a
-            study").
+        context: For each sentence, what it may refer to without naming it: the names and
+            nouns of the lead sentence, which sets the topic ("the researchers" of "a study"),
+            and, for a sentence that names no one ("He said ..."), the names of the
+            ``CONTEXT_SENTENCES`` sentences before it. A sentence that names someone speaks of
+            them, not of the lead's or its neighbours' names.
         postings: For each content stem, the indices of the sentences that use it.
     """
 
