@@ -14,6 +14,7 @@ from _support import DATA
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from evaltoolkit.errors import ConfigurationError, InputError
 from evaltoolkit.scorers import ANSWER_THRESHOLD
 from evaltoolkit.scorers._offline import (
     analyze_units,
@@ -21,6 +22,7 @@ from evaltoolkit.scorers._offline import (
     judge_coverage,
     judge_source,
 )
+from evaltoolkit.scorers._offline._settings import SummarizationOfflineSettings
 from evaltoolkit.scorers._offline._text import split_sentences, stem, tokenize
 
 QUESTION_FRAMES = ("Does the text say that ", "Does the text mention ")
@@ -137,7 +139,7 @@ def test_a_paraphrase_may_reorder_words_inside_a_phrase_but_not_swap_roles() -> 
     assert _claims("The operator offered a 4 percent pay rise.", source)[0]["supported"] is True
     swapped = _claims("Swansea beat the Foxes on Saturday.", source)[0]
     assert swapped["supported"] is False
-    assert "other way round" in swapped["reason"]
+    assert 'does not put "Swansea" and "beat" together' in swapped["reason"]
     assert _claims("Swansea beat Swansea on Saturday.", source)[0]["supported"] is False
 
 
@@ -173,6 +175,239 @@ def test_a_negation_next_to_the_claims_verb_in_a_neighbouring_sentence_contradic
     claim = _claims("Mount Kessa has erupted.", source)[0]
     assert claim["supported"] is False
     assert "not certain" in claim["reason"]
+
+
+# --- each rule on a small case: the direction of the verdict ------------------------------------
+
+ELECTION = (
+    "Maria Lopez won the mayoral election in Riverton on Sunday with 52 percent of the vote. "
+    "Her rival, Tom Becker, conceded the race on Monday. "
+    "Lopez will take office in January, and Becker said he would stay on the city council."
+)
+
+
+def _supported(claim: str, source: str = ELECTION) -> bool:
+    (verdict,) = judge_source(source, claim, 0)["claims"]
+    supported: bool = verdict["supported"]
+    return supported
+
+
+def test_a_faithful_paraphrase_is_supported() -> None:
+    assert _supported("Maria Lopez won the mayoral election in Riverton on Sunday.")
+    assert _supported("The Riverton mayoral election was won by Maria Lopez on Sunday.")
+    assert _supported("Lopez will take office in January.")
+
+
+def test_a_claim_naming_the_wrong_person_or_place_is_unsupported() -> None:
+    assert _supported("Maria Lopez won the mayoral election in Riverton.")
+    assert not _supported("Tom Becker won the mayoral election in Riverton.")
+    assert not _supported("Maria Lopez won the mayoral election in Springfield.")
+    assert not _supported("Maria Lopez conceded the race on Monday.")
+
+
+def test_a_place_from_another_sentence_is_not_fused_into_a_claim() -> None:
+    source = "The festival opened in Leeds on Friday. A second stage will open in York next week."
+    assert _supported("The festival opened in Leeds on Friday.", source)
+    assert not _supported("The festival opened in York on Friday.", source)
+
+
+def test_a_changed_number_is_unsupported() -> None:
+    assert _supported("Lopez won with 52 percent of the vote.")
+    assert not _supported("Lopez won with 58 percent of the vote.")
+
+
+def test_a_negation_is_unsupported() -> None:
+    assert _supported("Maria Lopez won the election.")
+    assert not _supported("Maria Lopez did not win the election.")
+    assert not _supported("Becker said he would not stay on the city council.")
+
+
+def test_an_omitted_key_fact_leaves_its_question_unanswered() -> None:
+    questions = judge_source(ELECTION, "", 10)["questions"]
+    rest = "Tom Becker conceded the race on Monday and will stay on the city council."
+    with_fact = f"Maria Lopez won the Riverton mayoral election with 52 percent. {rest}"
+    without = rest
+
+    def coverage(summary: str) -> float:
+        verdicts = judge_coverage(summary, questions)["verdicts"]
+        return sum(v["answered"] for v in verdicts) / len(verdicts)
+
+    lead_question = next(q for q in questions if "won the mayoral election" in q)
+    (verdict,) = judge_coverage(without, [lead_question])["verdicts"]
+    assert verdict["answered"] is False
+    (answered,) = judge_coverage(with_fact, [lead_question])["verdicts"]
+    assert answered["answered"] is True
+    assert "Maria Lopez won the Riverton mayoral election" in answered["reason"]
+    assert coverage(without) < coverage(with_fact)
+
+
+# --- settings -------------------------------------------------------------------------------------
+
+
+def test_settings_defaults_lie_in_their_documented_ranges() -> None:
+    specs = SummarizationOfflineSettings.specs()
+    defaults = SummarizationOfflineSettings()
+    assert [spec.name for spec in specs] == [
+        "claim_support",
+        "phrase_gap",
+        "verb_gap",
+        "question_lead_bias",
+        "mention_share",
+        "answer_share",
+    ]
+    for spec in specs:
+        assert spec.minimum <= spec.default <= spec.maximum
+        assert getattr(defaults, spec.name) == spec.default
+        assert isinstance(getattr(defaults, spec.name), spec.type)
+        assert spec.description.strip()
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("claim_support", 1.5),
+        ("claim_support", 0.1),
+        ("phrase_gap", -1),
+        ("verb_gap", 11),
+        ("mention_share", float("nan")),
+        ("answer_share", 0.0),
+    ],
+)
+def test_settings_out_of_range_name_the_setting_and_its_range(name: str, value: float) -> None:
+    spec = next(s for s in SummarizationOfflineSettings.specs() if s.name == name)
+    with pytest.raises(ConfigurationError, match=name) as raised:
+        SummarizationOfflineSettings(**{name: value})
+    assert f"from {spec.minimum:g} to {spec.maximum:g}" in str(raised.value)
+
+
+@pytest.mark.parametrize(("name", "value"), [("phrase_gap", 1.5), ("claim_support", True)])
+def test_settings_of_the_wrong_type_are_refused(name: str, value: object) -> None:
+    with pytest.raises(ConfigurationError, match=name):
+        SummarizationOfflineSettings(**{name: value})
+
+
+def test_unknown_setting_names_suggest_the_closest_one() -> None:
+    with pytest.raises(ConfigurationError, match="did you mean 'answer_share'"):
+        SummarizationOfflineSettings.from_mapping({"answer_shares": 0.6})
+    with pytest.raises(ConfigurationError, match="Known settings: claim_support"):
+        SummarizationOfflineSettings.from_mapping({"zzz": 1})
+    chosen = SummarizationOfflineSettings.from_mapping({"verb_gap": 3, "claim_support": 0.8})
+    assert (chosen.verb_gap, chosen.claim_support) == (3, 0.8)
+    assert SummarizationOfflineSettings.from_mapping(None) == SummarizationOfflineSettings()
+
+
+def test_settings_change_the_verdicts_in_the_documented_direction() -> None:
+    source = (
+        "Seven games involving Nimes were investigated after Conrad was arrested last November."
+    )
+    claim = "Seven games involving Nimes were arrested last November."
+    tolerant = SummarizationOfflineSettings(phrase_gap=6, verb_gap=10)
+    strict = SummarizationOfflineSettings(phrase_gap=0, verb_gap=0)
+    assert judge_source(source, claim, 0, settings=tolerant)["claims"][0]["supported"] is True
+    assert judge_source(source, claim, 0, settings=strict)["claims"][0]["supported"] is False
+
+    loose = SummarizationOfflineSettings(claim_support=0.5)
+    partial = "Maria Lopez won the city council election in Riverton."
+    assert judge_source(ELECTION, partial, 0, settings=loose)["claims"][0]["supported"] is True
+    assert judge_source(ELECTION, partial, 0)["claims"][0]["supported"] is False
+
+    summary = "Maria Lopez won in Riverton."
+    question = ["Does the text say that Maria Lopez won the mayoral election in Riverton?"]
+    easy = SummarizationOfflineSettings(answer_share=0.5)
+    hard = SummarizationOfflineSettings(answer_share=1.0)
+    assert judge_coverage(summary, question, settings=easy)["verdicts"][0]["answered"] is True
+    assert judge_coverage(summary, question, settings=hard)["verdicts"][0]["answered"] is False
+
+    facts_only = SummarizationOfflineSettings(mention_share=0.0)
+    mentions = SummarizationOfflineSettings(mention_share=1.0)
+    asked = judge_source(SOURCE, "", 4, settings=facts_only)["questions"]
+    assert asked and all(q.startswith("Does the text say that") for q in asked)
+    asked = judge_source(SOURCE, "", 4, settings=mentions)["questions"]
+    assert any(q.startswith("Does the text mention") for q in asked)
+
+
+def test_settings_are_keyword_only() -> None:
+    with pytest.raises(TypeError):
+        judge_source(SOURCE, "Acme makes robots.", 3, SummarizationOfflineSettings())  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        judge_coverage("Acme makes robots.", [], SummarizationOfflineSettings())  # type: ignore[misc]
+
+
+# --- cost -----------------------------------------------------------------------------------------
+
+
+def _long_source(words: int) -> str:
+    """Natural-looking text of about ``words`` words, no two sentences alike."""
+    with (DATA / "demo_summaries.jsonl").open(encoding="utf-8") as handle:
+        sources = list(dict.fromkeys(json.loads(line)["input"] for line in handle))
+    sentences = [s for source in sources for s in split_sentences(source)]
+    built: list[str] = []
+    count = 0
+    while count < words:
+        sentence = sentences[len(built) % len(sentences)]
+        numbered = f"In report {len(built)}, {sentence[0].lower()}{sentence[1:]}"
+        built.append(numbered)
+        count += len(numbered.split())
+    return " ".join(built)
+
+
+def _count_work(monkeypatch: pytest.MonkeyPatch, source: str, summary: str) -> int:
+    """How many times the judge weighs a claim against source sentences or compares a
+    question with summary sentences (its expensive inner steps)."""
+    from evaltoolkit.scorers._offline import _claims, _questions
+
+    calls = {"count": 0}
+
+    def counted(function: Any) -> Any:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            calls["count"] += 1
+            return function(*args, **kwargs)
+
+        return wrapper
+
+    monkeypatch.setattr(_claims, "_evidence", counted(_claims._evidence))
+    monkeypatch.setattr(_claims, "words_apart", counted(_claims.words_apart))
+    monkeypatch.setattr(_questions, "answer_question", counted(_questions.answer_question))
+    _claims.analyse_source.cache_clear()
+    step1 = judge_source(source, summary, 10)
+    judge_coverage(summary, step1["questions"])
+    windows = len(split_sentences(summary)) * 2
+    return calls["count"] + len(step1["questions"]) * windows
+
+
+@pytest.mark.parametrize("words", [2_000, 6_000])
+def test_cost_grows_about_linearly_with_the_texts(
+    monkeypatch: pytest.MonkeyPatch, words: int
+) -> None:
+    small, large = _long_source(words), _long_source(4 * words)
+    every_twentieth = lambda text: " ".join(split_sentences(text)[::20])  # noqa: E731
+    growing = _count_work(monkeypatch, large, every_twentieth(large)) / _count_work(
+        monkeypatch, small, every_twentieth(small)
+    )
+    assert 2.0 < growing <= 6.0
+    short = " ".join(split_sentences(small)[:3])
+    same_summary = _count_work(monkeypatch, large, short) / _count_work(monkeypatch, small, short)
+    assert same_summary <= 6.0
+
+
+def test_a_text_over_the_size_limit_is_refused_with_an_item_error() -> None:
+    from evaltoolkit.scorers._offline._summarization import MAX_SOURCE_CHARS, MAX_SUMMARY_CHARS
+
+    with pytest.raises(InputError) as raised:
+        judge_source("word " * (MAX_SOURCE_CHARS // 5 + 1), "A summary.", 10)
+    assert raised.value.field == "source"
+    assert f"{MAX_SOURCE_CHARS:,}" in str(raised.value)
+    assert "model judge" in str(raised.value) and "split" in str(raised.value)
+
+    long_summary = "word " * (MAX_SUMMARY_CHARS // 5 + 1)
+    with pytest.raises(InputError) as raised:
+        judge_source("A source.", long_summary, 10)
+    assert raised.value.field == "output"
+    assert f"{MAX_SUMMARY_CHARS:,}" in str(raised.value)
+    with pytest.raises(InputError) as raised:
+        judge_coverage(long_summary, ["Does the text mention a source?"])
+    assert raised.value.field == "output"
+    assert judge_source("word " * (MAX_SOURCE_CHARS // 5 - 1), "A word.", 1)["claims"]
 
 
 # --- the demo summaries ---------------------------------------------------------------------------

@@ -2,91 +2,85 @@
 
 Claims: the summary is split into sentences and then clauses, one fact each.
 
-Evidence: every window of one or two adjacent source sentences, so that a claim fusing two
-neighbouring sentences ("voted to replace the 80-year-old bridge with a 240 million dollar
-bridge") finds both; in a window of two, each sentence must give the claim a substantial part
-of its own (``PAIR_SHARE``), or any stray word of the next sentence would do. What a window may
-refer to without naming it counts as present in it: the names of the two sentences before it
-and the names and nouns of the lead sentence (see :class:`SourceDocument`); but its own words
-must cover at least ``MIN_OWN_SHARE`` of the claim.
+Evidence: the source sentence, or two adjacent ones, that state the most of the claim,
+together with what they may refer to without naming it (the names and nouns of the lead
+sentence, and for a sentence that names no one, the names of the two sentences before it; see
+:class:`SourceDocument`). Each content word of the claim weighs how specific it is to the
+document (its inverse sentence frequency), and each occurrence in the claim needs its own
+occurrence in the evidence ("Swansea host Swansea" is not stated by "the Foxes host Swansea").
+The evidence's own words must hold at least half (``OWN_SHARE``) of the claim's names and
+nouns. Two sentences are evidence together only when each states a name, number or noun of the
+claim that the other lacks, the claim takes its part of one after its part of the other (not
+interleaved: "The festival opened in York on Friday" from "The festival opened on Friday. A
+stage will open in York"), and the claim's first verb keeps the subject its sentence gives it
+("Tom Becker won" from "Maria Lopez won ... Tom Becker conceded").
 
-Support: the claim's content words are weighted by how specific they are in this document
-(inverse sentence frequency); numbers and names count more, verbs and adverbs less (a
-summary says "paid for" where the source says "funded", "will host" for "will be held",
-"daily" for "each day"), and the claim's first content word (its subject, usually) counts
-double. A name the document mentions, but not near the window, gets half its weight. The best
-window covers most of that weight; the claim's support is half that coverage and half the
-coverage in the window's word order (either sentence first), so that words lifted from the
-source and recombined into another who-did-what score lower.
+A claim is supported when nothing below contradicts it and either the evidence states at least
+``settings.claim_support`` of its weight, or the claim is a paraphrase of the evidence: it keeps
+every name, number and noun and changes at most one verb or adverb ("started" for "founded").
+Contradictions, each decisive and each quoted in the reason:
 
-A claim is supported when nothing contradicts it and either its support reaches
-``SUPPORT_THRESHOLD`` or it is a paraphrase: the window has every one of its names, numbers and
-nouns (each occurrence its own, so "Swansea host Swansea" is no paraphrase of "the Foxes host
-Swansea"), with its phrases mostly in the claim's order (inside a phrase, words may move: "a
-4 percent pay rise", "a pay rise of 4 percent"), and the claim changes at most one verb or
-adverb ("funded" for "paid for"; not a whole new predicate). Contradictions, each decisive:
-
-- a number or date the document never gives, or one the window does not give;
-- a number that counts something else in the window ("12,000 people" where it says "12,000
-  robots");
-- a duration that differs ("a week" where the window says "48 hours");
+- a number or date the document never gives, or one the evidence does not give, or one that
+  counts something else there ("12,000 people" where it says "12,000 robots"), or a span of
+  time that differs ("a week" where it says "48 hours"; "two days" for "48 hours" is the same
+  span);
 - a capitalised name the document never mentions;
-- a comparison the window does not make ("larger than");
-- a negation that the claim and the clause of the window it restates disagree on, or one next
-  to the claim's verb in a clause elsewhere that restates the whole claim ("has erupted" where
-  the source says "an eruption is not certain");
-- a verb whose subject and object the window has the other way round ("Swansea beat the Foxes"
-  where it says "The Foxes beat Swansea").
+- a negation that the claim and the clause of the evidence restating it disagree on, or one
+  next to the claim's verb in a clause elsewhere that restates the whole claim ("has erupted"
+  where the source says "an eruption is not certain");
+- a comparison the evidence does not make ("larger than");
+- two words the claim puts side by side that a source sentence has apart, in other phrases:
+  more than ``settings.phrase_gap`` words between two names, nouns or numbers, more than
+  ``settings.verb_gap`` next to a verb or adverb, or a verb's neighbours on the other side
+  ("Seven games involving Nimes were arrested" from "Seven games involving Nimes were
+  investigated after Conrad was arrested"; "Swansea beat the Foxes" from "The Foxes beat
+  Swansea"; a passive, "was raised" or "led by", may swap the sides). Words of an aside set
+  off by commas between them do not count, and two words the source never has in one
+  sentence are not checked (a claim may fuse two sentences).
+
+Cost: the evidence is looked for among the sentences that share the claim's most specific
+words, at most ``EVIDENCE_CANDIDATES`` of them, and each check reads at most
+``SENTENCES_PER_CHECK`` sentences, so a claim costs the same whatever the source's length.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property
+from itertools import islice, pairwise
 from typing import Any
 
-from ._document import SourceDocument, TextUnit, analyse_source, excerpt
+from ._document import (
+    SourceDocument,
+    TextUnit,
+    analyse_source,
+    base_stem,
+    excerpt,
+    is_negated,
+    words_apart,
+)
 from ._facts import REPORTING_VERBS
-from ._text import Token, split_clauses, split_sentences, tokenize, word_set
+from ._settings import SummarizationOfflineSettings
+from ._text import split_clauses, split_sentences, tokenize, word_set
 
-SUPPORT_THRESHOLD = 0.85
-# Weight of word-order agreement (against plain word coverage) in a claim's support.
-ORDER_SHARE = 0.5
-# A claim whose names, numbers and nouns are all in the window is a paraphrase when the words
-# it changed (verbs, adverbs) leave at least this share of its weight covered, and the window
-# gives at least ``PARAPHRASE_ORDER`` of the weight of its phrases in the claim's order.
-PARAPHRASE_COVERAGE = 0.5
-PARAPHRASE_ORDER = 0.5
-# A paraphrase changes at most this many verbs and adverbs, not the whole predicate.
-PARAPHRASE_CHANGED_WORDS = 1
-# A window is evidence only when its own words (not only what it refers to) cover this share
-# of the claim.
-MIN_OWN_SHARE = 0.5
-# Evidence windows (best by plain coverage) whose word order is compared.
-CANDIDATE_WINDOWS = 3
-# The most adjacent source sentences one window of evidence spans.
-WINDOW_SENTENCES = 2
-# In a window of two sentences, each must give this share of the claim's weight on its own.
-PAIR_SHARE = 0.2
 # A summary clause needs this many content words to stand as a claim of its own.
 CLAIM_MIN_CONTENT = 2
-# The negation check compares the claim with the window's clause restating this share of it.
+# A paraphrase keeps every name, number and noun and changes at most this many verbs or adverbs.
+PARAPHRASE_CHANGED_WORDS = 1
+# The negation check compares the claim with the evidence's clause restating this share of it.
 NEGATION_CLAUSE_OVERLAP = 0.7
-# A clause elsewhere in the source contradicts the claim when it restates this share of it
-# (what the clause refers to included) with a negation next to the claim's verb.
-ELSEWHERE_NEGATION_OVERLAP = 1.0
 # A negation bears on a word at most this many words away ("an eruption is not certain").
 NEGATION_SCOPE = 3
 # Content words after a number that say what it counts ("4,000 people").
 NUMBER_SLOT_WORDS = 2
-
-NUMBER_WEIGHT = 2.0
-NAME_WEIGHT = 1.5
-LIGHT_WORD_WEIGHT = 0.3
-SUBJECT_WEIGHT = 2.0
-# Share of its weight a name earns when the document mentions it, but not near the evidence.
-DISTANT_NAME_CREDIT = 0.5
+# The evidence's own words (not what it refers to) hold at least this share of the claim's
+# names, numbers and nouns.
+OWN_SHARE = 0.5
+# Cost bounds (not tuned: they only cap the work on very long sources).
+EVIDENCE_CANDIDATES = 8
+SENTENCES_PER_CHECK = 16
+_POSTINGS_BUDGET = 4096
 
 # Units of time, in hours, so that "48 hours" and "two days" agree and "a week" does not.
 _HOURS_PER_UNIT = {
@@ -101,64 +95,41 @@ _HOURS_PER_UNIT = {
     "decade": 87600.0,
 }
 _ONE = word_set("a an one")
-# Derivational endings that turn a verb into a noun ("erupt" -> "eruption").
-_NOUN_ENDINGS = ("ation", "ition", "ment", "ion")
 
 
 @dataclass(frozen=True)
 class _ClaimWord:
     """A content word of a claim and what it weighs."""
 
-    token: Token
+    stem: str
+    surface: str
     position: int
     weight: float
     # A name, number or noun (not a verb or adverb): what a paraphrase must keep.
     key: bool
+    # A number, the day of a date, or the word right after a number (its unit: "4 pm").
+    value: bool
 
 
 @dataclass(frozen=True)
-class _Window:
-    """Adjacent source sentences read together as evidence."""
+class _Evidence:
+    """The source sentence read as evidence for a claim, and how much of the claim it states."""
 
-    unit: TextUnit
-    sentences: tuple[TextUnit, ...]
-    context: frozenset[str]
-    first: int
+    index: int
     last: int
+    unit: TextUnit
+    context: frozenset[str]
+    support: float
+    missing: tuple[_ClaimWord, ...]
+    paraphrase: bool
 
     def has(self, stem: str) -> bool:
         return stem in self.unit.stems or stem in self.context
 
     @cached_property
     def hours(self) -> frozenset[float]:
-        """The spans of time the window gives, in hours."""
+        """The spans of time the sentence gives, in hours."""
         return frozenset(span.hours for span in _durations(self.unit))
-
-
-@dataclass(frozen=True)
-class _Alignment:
-    window: _Window
-    support: float
-    missing: tuple[Token, ...]
-    paraphrase: bool
-
-
-@lru_cache(maxsize=64)
-def _windows(source: str) -> tuple[_Window, ...]:
-    """Every window of one to ``WINDOW_SENTENCES`` adjacent sentences of a source."""
-    document = analyse_source(source)
-    sentences = document.sentences
-    return tuple(
-        _Window(
-            TextUnit.joined(sentences[start:end]),
-            sentences[start:end],
-            document.context[start],
-            start,
-            end - 1,
-        )
-        for start in range(len(sentences))
-        for end in range(start + 1, min(len(sentences), start + WINDOW_SENTENCES) + 1)
-    )
 
 
 def split_claims(summary: str) -> list[str]:
@@ -169,6 +140,10 @@ def split_claims(summary: str) -> list[str]:
 
     Returns:
         The claims in order, each with at least one content word.
+
+    Example:
+        >>> split_claims("Acme was founded in 1995 by John Smith, and it sold 12,000 robots.")
+        ['Acme was founded in 1995 by John Smith', 'and it sold 12,000 robots']
     """
     return [
         clause
@@ -179,316 +154,189 @@ def split_claims(summary: str) -> list[str]:
 
 
 def _claim_words(claim: TextUnit, document: SourceDocument) -> list[_ClaimWord]:
-    """The claim's content words, weighted by how specific they are to this document."""
-    words: list[_ClaimWord] = []
-    for position, token in enumerate(claim.tokens):
-        if not token.is_content:
-            continue
-        weight = document.weight(token.stem)
-        key = True
-        if token.is_number or token.is_date_day:
-            weight *= NUMBER_WEIGHT
-        elif token.stem in document.names or (position > 0 and token.capitalized):
-            weight *= NAME_WEIGHT
-        elif position in claim.light_positions:
-            weight *= LIGHT_WORD_WEIGHT
-            key = False
-        if not words:
-            # The clause's first content word is usually its subject: who or what it is about.
-            weight *= SUBJECT_WEIGHT
-        words.append(_ClaimWord(token, position, weight, key))
-    return words
+    """The claim's content words, each weighted by how specific it is to this document."""
+    return [
+        _ClaimWord(
+            token.stem,
+            token.surface,
+            position,
+            document.weight(token.stem),
+            key=position not in claim.light_positions,
+            value=token.is_number
+            or token.is_date_day
+            or (position > 0 and claim.tokens[position - 1].is_number),
+        )
+        for position, token in enumerate(claim.tokens)
+        if token.is_content
+    ]
 
 
-def _covered_weight(
-    words: list[_ClaimWord],
-    window: _Window,
-    document: SourceDocument,
-    same: frozenset[int],
-    *,
-    with_context: bool = True,
-) -> float:
-    """Weight of the claim words found in the window (and, ``with_context``, what it refers to).
+def _candidate_sentences(words: list[_ClaimWord], document: SourceDocument) -> list[int]:
+    """The sentences sharing the most specific words of the claim, best first (bounded)."""
+    shared: dict[int, float] = {}
+    budget = _POSTINGS_BUDGET
+    for word in sorted({word.stem: word for word in words}.values(), key=lambda w: -w.weight):
+        postings = document.postings.get(word.stem, ())
+        if shared and len(postings) > budget:
+            break
+        for index in postings[:budget]:
+            shared[index] = shared.get(index, 0.0) + word.weight
+        budget -= min(len(postings), budget)
+    ranked = sorted(shared.items(), key=lambda item: (-item[1], item[0]))
+    return [index for index, _ in ranked[:EVIDENCE_CANDIDATES]]
 
-    Each occurrence in the claim needs its own occurrence in the window, so "the Foxes host
-    the Foxes" is not covered by "the Foxes host Swansea". Words of a span of time the window
-    gives in other units (``same``) count as found.
+
+def _fuses(words: list[_ClaimWord], before: TextUnit, after: TextUnit) -> bool:
+    """Whether a claim states one part of each of two sentences, one part after the other.
+
+    Each sentence must give a name, number or noun the other lacks, and the claim's names and nouns
+    from one sentence must not be interleaved with the other's ("The festival opened in York
+    on Friday" mixes "The festival opened on Friday" with "A stage will open in York").
+    Numbers, dates and the units after numbers are checked on their own (see
+    :func:`_value_problems`).
     """
-    available = window.unit.content_counts.copy()
-    if with_context:
-        # What the window refers to stands in for a word it lacks, not for a second one.
-        available.update(window.context - window.unit.stems)
+    # For each name, number or noun that only one of the sentences has: whether it is the
+    # first's, and whether it is a number.
+    own = [
+        (word.stem in before.stems, word.value)
+        for word in words
+        if word.key and (word.stem in before.stems) != (word.stem in after.stems)
+    ]
+    sides = [first for first, value in own if not value]
+    switches = sum(1 for left, right in pairwise(sides) if left != right)
+    firsts = {first for first, _ in own}
+    return firsts == {True, False} and switches <= 1 and _subject_with_verb(words, before, after)
+
+
+def _subject_with_verb(words: list[_ClaimWord], before: TextUnit, after: TextUnit) -> bool:
+    """Whether the claim's first verb keeps its subject: in a sentence that has the verb, the
+    words before it share one with the claim's words before it, or there are none (a pronoun
+    that refers back: "Tim Durkan ... . He photographed the skyline"). "Tom Becker won the
+    election" fuses "Maria Lopez won the election" with "Tom Becker conceded"."""
+    verb = next((word for word in words if not word.key), None)
+    if verb is None:
+        return True
+    subject = {word.stem for word in words if word.position < verb.position}
+    for sentence in (before, after):
+        stems = [stem for stem, _ in sentence.phrases]
+        if verb.stem in stems:
+            own_subject = set(stems[: stems.index(verb.stem)])
+            if not own_subject or own_subject & subject:
+                return True
+    return not subject
+
+
+def _evidence(
+    claim: TextUnit,
+    words: list[_ClaimWord],
+    first: int,
+    last: int,
+    document: SourceDocument,
+) -> _Evidence | None:
+    """How much of the claim one or two adjacent source sentences (with what they refer to)
+    state; None for two sentences that do not each state a name, number or noun of the claim
+    that the other lacks."""
+    sentences = document.sentences[first : last + 1]
+    if len(sentences) == 2 and not _fuses(words, sentences[0], sentences[1]):
+        return None
+    unit = TextUnit.joined(sentences)
+    context = document.context[first]
+    total = math.fsum(word.weight for word in words)
+    same = _same_spans(claim, unit)
+    available = unit.content_counts.copy()
+    # What the sentence refers to stands in for a word it lacks, not for a second one.
+    available.update(context - unit.stems)
     found: list[float] = []
+    missing: list[_ClaimWord] = []
     for word in words:
         if word.position in same:
             found.append(word.weight)
-        elif available[word.token.stem] > 0:
-            available[word.token.stem] -= 1
+        elif available[word.stem] > 0:
+            available[word.stem] -= 1
             found.append(word.weight)
-        elif word.token.stem in document.names:
-            found.append(DISTANT_NAME_CREDIT * word.weight)
-    return math.fsum(found)
-
-
-def _heaviest_common_subsequence(words: list[_ClaimWord], stems: list[str]) -> float:
-    """Weight of the heaviest common subsequence of the claim's words and a list of stems."""
-    previous = [0.0] * (len(stems) + 1)
-    for word in words:
-        current = [0.0] * (len(stems) + 1)
-        for j, stem in enumerate(stems, start=1):
-            if stem == word.token.stem:
-                current[j] = previous[j - 1] + word.weight
-            else:
-                current[j] = max(previous[j], current[j - 1])
-        previous = current
-    return previous[-1]
-
-
-def _ordered_overlap(words: list[_ClaimWord], window: _Window) -> float:
-    """Weight of the claim words the window has in the claim's order.
-
-    The sentences of a window may be taken in either order: a summary often states the
-    second sentence's fact first.
-    """
-    claim_stems = {word.token.stem for word in words}
-    best = 0.0
-    for sentences in {window.sentences, window.sentences[::-1]}:
-        stems = [
-            token.stem
-            for sentence in sentences
-            for token in sentence.tokens
-            if token.is_content and token.stem in claim_stems
-        ]
-        best = max(best, _heaviest_common_subsequence(words, stems))
-    return best
-
-
-def _phrase_numbers(words: list[_ClaimWord], claim: TextUnit) -> list[int]:
-    """For each claim word, which phrase (run of adjacent content words) of the claim it is in."""
-    phrases: list[int] = []
-    phrase, previous = -1, -2
-    for word in words:
-        if word.position != previous + 1 or word.position in claim.light_positions:
-            phrase += 1
-        phrases.append(phrase)
-        previous = word.position
-    return phrases
-
-
-def _phrases_in_order(words: list[_ClaimWord], phrases: list[int], window: _Window) -> float:
-    """Weight of the claim's phrases that the window gives in the claim's order.
-
-    Within a phrase the words may be rearranged ("a 4 percent pay rise", "a pay rise of 4
-    percent"); the phrases themselves must keep their order ("the Foxes host Swansea" is not
-    "Swansea host the Foxes"). The window's sentences may be taken in either order.
-    """
-    weight: dict[int, float] = {}
-    first_word: dict[str, int] = {}
-    for word, phrase in zip(words, phrases, strict=True):
-        weight[phrase] = weight.get(phrase, 0.0) + word.weight
-        first_word.setdefault(word.token.stem, phrase)
-    best = 0.0
-    for sentences in {window.sentences, window.sentences[::-1]}:
-        sequence: list[int] = []
-        for sentence in sentences:
-            for token in sentence.tokens:
-                found = first_word.get(token.stem)
-                if found is not None and (not sequence or sequence[-1] != found):
-                    sequence.append(found)
-        # The heaviest increasing run of phrases along the window.
-        heaviest: dict[int, float] = {}
-        for current in sequence:
-            earlier = max((w for p, w in heaviest.items() if p < current), default=0.0)
-            heaviest[current] = max(heaviest.get(current, 0.0), earlier + weight[current])
-        best = max(best, max(heaviest.values(), default=0.0))
-    return best
-
-
-def _keeps_key_words(
-    words: list[_ClaimWord], claim: TextUnit, window: _Window, same: frozenset[int]
-) -> bool:
-    """Whether the window has every name, number and noun of the claim, phrases in order.
-
-    Each occurrence needs its own ("Swansea host Swansea" does not keep "The Foxes host
-    Swansea"); words the window only refers to (its context) need not be in order.
-    """
-    keys = [word for word in words if word.key and word.position not in same]
-    if not keys:
-        return False
-    available = window.unit.content_counts.copy()
-    in_window: list[_ClaimWord] = []
-    for word in keys:
-        stem = word.token.stem
-        if available[stem] > 0:
-            available[stem] -= 1
-            in_window.append(word)
-        elif stem in window.unit.stems or stem not in window.context:
-            return False
-    total = math.fsum(word.weight for word in in_window)
-    phrases = _phrase_numbers(in_window, claim)
-    return _phrases_in_order(in_window, phrases, window) >= PARAPHRASE_ORDER * total
-
-
-def _swapped_roles(claim: TextUnit, window: _Window, document: SourceDocument) -> str | None:
-    """Describe a verb whose subject and object the window has the other way round.
-
-    "Swansea beat the Foxes" where the window says "The Foxes beat Swansea".
-    """
-    words = _claim_words(claim, document)
-    for index, word in enumerate(words):
-        if word.key or index == 0 or index == len(words) - 1:
-            continue
-        before, after = words[index - 1], words[index + 1]
-        if not (before.key and after.key):
-            continue
-        for sentence in window.sentences:
-            stems = [token.stem for token in sentence.tokens]
-            if word.token.stem not in stems:
-                continue
-            verb = stems.index(word.token.stem)
-            wrong_before = before.token.stem in stems[verb + 1 :]
-            wrong_before = wrong_before and before.token.stem not in stems[:verb]
-            wrong_after = after.token.stem in stems[:verb] and after.token.stem not in stems[verb:]
-            if wrong_before and wrong_after:
-                return (
-                    f'the source has it the other way round ("{before.token.surface} '
-                    f'{word.token.surface} ... {after.token.surface}" is not what it says)'
-                )
-    return None
-
-
-def _combines_two_facts(words: list[_ClaimWord], window: _Window) -> bool:
-    """Whether each sentence of a window gives the claim a substantial part of its own.
-
-    A claim may fuse two neighbouring sentences, but a second sentence that only lends it a
-    stray word is no evidence: each must give names, numbers or nouns the other lacks,
-    weighing at least ``PAIR_SHARE`` of the claim.
-    """
-    if len(window.sentences) == 1:
-        return True
-    total = math.fsum(word.weight for word in words)
-    for sentence in window.sentences:
-        others = frozenset().union(*(s.stems for s in window.sentences if s is not sentence))
-        own = math.fsum(
-            word.weight
-            for word in words
-            if word.key and word.token.stem in sentence.stems and word.token.stem not in others
-        )
-        if own < PAIR_SHARE * total:
-            return False
-    return True
-
-
-def _align(claim: TextUnit, source: str) -> _Alignment | None:
-    """Find the window of source sentences that best supports the claim."""
-    document = analyse_source(source)
-    words = _claim_words(claim, document)
-    total = math.fsum(word.weight for word in words)
-    if total == 0:
+        else:
+            missing.append(word)
+    keys = [word for word in words if word.key]
+    own = math.fsum(word.weight for word in keys if word.stem in unit.stems)
+    if own < OWN_SHARE * math.fsum(word.weight for word in keys):
         return None
-    candidates: list[_Alignment] = []
-    for window in _windows(source):
-        same = _same_spans(claim, window)
-        own = _covered_weight(words, window, document, same, with_context=False) / total
-        if own < MIN_OWN_SHARE or not _combines_two_facts(words, window):
+    keeps_keys = not any(word.key for word in missing)
+    changed = sum(1 for word in missing if not word.key)
+    paraphrase = keeps_keys and changed <= PARAPHRASE_CHANGED_WORDS and len(missing) < len(words)
+    support = math.fsum(found) / total if total else 0.0
+    return _Evidence(first, last, unit, context, support, tuple(missing), paraphrase)
+
+
+def _best_evidence(claim: TextUnit, document: SourceDocument) -> _Evidence | None:
+    """The source sentence, or two adjacent ones, that best state the claim (one sentence
+    before two, then the earliest)."""
+    words = _claim_words(claim, document)
+    if not words:
+        return None
+    best: _Evidence | None = None
+    windows: set[tuple[int, int]] = set()
+    for index in _candidate_sentences(words, document):
+        windows.add((index, index))
+        windows.update(
+            (first, first + 1)
+            for first in (index - 1, index)
+            if first >= 0 and first + 1 < len(document.sentences)
+        )
+    for first, last in sorted(windows):
+        candidate = _evidence(claim, words, first, last, document)
+        if candidate is None:
             continue
-        covered = _covered_weight(words, window, document, same) / total
-        changed = sum(1 for word in words if not word.key and not window.has(word.token.stem))
-        paraphrase = (
-            changed <= PARAPHRASE_CHANGED_WORDS
-            and covered >= PARAPHRASE_COVERAGE
-            and _keeps_key_words(words, claim, window, same)
-        )
-        missing = tuple(
-            word.token
-            for word in words
-            if not window.has(word.token.stem) and word.position not in same
-        )
-        candidates.append(_Alignment(window, covered, missing, paraphrase))
-    # The best few by plain coverage (one sentence before two) have their word order compared.
-    candidates.sort(key=lambda c: (-c.support, c.window.last - c.window.first, c.window.first))
-    best: _Alignment | None = None
-    for candidate in candidates[:CANDIDATE_WINDOWS]:
-        window = candidate.window
-        same = _same_spans(claim, window)
-        in_window = [word for word in words if word.token.stem in window.unit.stems]
-        via_context = math.fsum(
-            word.weight
-            for word in words
-            if word.token.stem not in window.unit.stems
-            and (word.token.stem in window.context or word.position in same)
-        )
-        ordered = (_ordered_overlap(in_window, window) + via_context) / total
-        support = (1 - ORDER_SHARE) * candidate.support + ORDER_SHARE * ordered
-        scored = _Alignment(window, support, candidate.missing, candidate.paraphrase)
-        if best is None or (scored.paraphrase, support) > (best.paraphrase, best.support):
-            best = scored
+        rank = (candidate.support, first - last, -first)
+        if best is None or rank > (best.support, best.index - best.last, -best.index):
+            best = candidate
     return best
-
-
-def _is_negated(unit: TextUnit) -> bool:
-    """Whether a piece of text contains a negation ("No 1" as a rank does not count)."""
-    tokens = unit.tokens
-    for index, token in enumerate(tokens):
-        if not token.is_negation:
-            continue
-        following = tokens[index + 1] if index + 1 < len(tokens) else None
-        if token.norm == "no" and following is not None and following.is_number:
-            continue
-        return True
-    return False
-
-
-def _base_stem(stem: str) -> str:
-    """The stem without a noun-forming ending, so that "eruption" meets "erupt"."""
-    for ending in _NOUN_ENDINGS:
-        if stem.endswith(ending) and len(stem) - len(ending) >= 4:
-            return stem[: -len(ending)]
-    return stem
 
 
 def _restating_clauses(
-    claim: TextUnit, units: list[TextUnit], context: frozenset[str], min_overlap: float
+    claim: TextUnit, unit: TextUnit, context: frozenset[str], min_overlap: float
 ) -> list[tuple[float, TextUnit]]:
-    """The clauses of ``units`` that restate most of the claim, with the share they cover."""
-    claim_stems = {_base_stem(stem) for stem in claim.stems}
+    """The clauses of ``unit`` that restate most of the claim, with the share they cover."""
+    claim_stems = {base_stem(stem) for stem in claim.stems}
     if not claim_stems:
         return []
     found: list[tuple[float, TextUnit]] = []
-    for unit in units:
-        for clause_unit in unit.clauses:
-            stems = {_base_stem(stem) for stem in clause_unit.stems | context}
-            overlap = len(claim_stems & stems) / len(claim_stems)
-            if overlap >= min_overlap:
-                found.append((overlap, clause_unit))
+    for clause in unit.clauses:
+        stems = {base_stem(stem) for stem in clause.stems | context}
+        overlap = len(claim_stems & stems) / len(claim_stems)
+        if overlap >= min_overlap:
+            found.append((overlap, clause))
     return found
 
 
-def _negation_flip(claim: TextUnit, window: _Window, source: str) -> str | None:
+def _negation_flip(claim: TextUnit, evidence: _Evidence, document: SourceDocument) -> str | None:
     """Describe a negation that the claim and the source clause it restates disagree on."""
-    negated = _is_negated(claim)
-    in_window = _restating_clauses(claim, [window.unit], window.context, NEGATION_CLAUSE_OVERLAP)
-    if in_window:
-        clause = max(in_window, key=lambda found: found[0])[1]
-        if negated and not _is_negated(clause):
+    negated = is_negated(claim)
+    restating = _restating_clauses(claim, evidence.unit, evidence.context, NEGATION_CLAUSE_OVERLAP)
+    if restating:
+        clause = max(restating, key=lambda found: found[0])[1]
+        if negated and not is_negated(clause):
             return f'the claim is negated but the source is not ("{excerpt(clause.text)}")'
-        if _is_negated(clause) and not negated:
+        if is_negated(clause) and not negated:
             return f'the source negates it ("{excerpt(clause.text)}")'
     if negated:
         return None
     predicates = {
-        _base_stem(claim.tokens[position].stem)
+        base_stem(claim.tokens[position].stem)
         for position in claim.light_positions
         if claim.tokens[position].norm not in REPORTING_VERBS
     }
-    if not predicates:
-        return None
-    document = analyse_source(source)
-    for index, sentence in enumerate(document.sentences):
-        if window.first <= index <= window.last:
+    candidates = sorted(
+        {
+            index
+            for predicate in predicates
+            for index in document.negated_postings(predicate)[:SENTENCES_PER_CHECK]
+        }
+    )
+    for index in candidates[:SENTENCES_PER_CHECK]:
+        if evidence.index <= index <= evidence.last:
             continue
         restating = _restating_clauses(
-            claim, [sentence], document.context[index], ELSEWHERE_NEGATION_OVERLAP
+            claim, document.sentences[index], document.context[index], 1.0
         )
         for _, clause in restating:
             if _negates_predicate(clause, predicates):
@@ -501,10 +349,75 @@ def _negates_predicate(clause: TextUnit, predicates: set[str]) -> bool:
     tokens = clause.tokens
     negations = [index for index, token in enumerate(tokens) if token.is_negation]
     return any(
-        _base_stem(token.stem) in predicates
+        base_stem(token.stem) in predicates
         and any(abs(index - negation) <= NEGATION_SCOPE for negation in negations)
         for index, token in enumerate(tokens)
     )
+
+
+def _joined_apart(
+    claim: TextUnit, document: SourceDocument, settings: SummarizationOfflineSettings
+) -> str | None:
+    """Two words the claim puts side by side that a source sentence has apart.
+
+    Names, nouns and numbers may swap places within the gap ("a 4 percent pay rise", "a pay
+    rise of 4 percent"); a verb keeps its neighbours on their side, unless the claim or the
+    source puts it in the passive ("was raised", "led by"), which swaps them.
+    """
+    words = [(position, token) for position, token in enumerate(claim.tokens) if token.is_content]
+    claim_passive = dict(zip((position for position, _ in words), claim.passive, strict=True))
+    for (left_position, left), (right_position, right) in pairwise(words):
+        if left.stem == right.stem:
+            continue
+        verbs = [p for p in (left_position, right_position) if p in claim.light_positions]
+        allowed = 1 + (settings.verb_gap if verbs else settings.phrase_gap)
+        verb_stems = {claim.tokens[position].stem for position in verbs}
+        either_order = not verbs or any(claim_passive[position] for position in verbs)
+        apart: TextUnit | None = None
+        for index in _sentences_with_both(left.stem, right.stem, document):
+            sentence = document.sentences[index]
+            phrases, passive = sentence.phrases, sentence.passive
+            lefts = [i for i, (stem, _) in enumerate(phrases) if stem == left.stem]
+            rights = [i for i, (stem, _) in enumerate(phrases) if stem == right.stem]
+            if any(
+                words_apart(phrases, min(first, second), max(first, second)) <= allowed
+                for first in lefts
+                for second in rights
+                if second > first
+                or either_order
+                or any(passive[i] and phrases[i][0] in verb_stems for i in (first, second))
+            ):
+                apart = None
+                break
+            apart = apart or sentence
+        if apart is not None:
+            return (
+                f'the source does not put "{left.surface}" and "{right.surface}" together '
+                f'as the claim does ("{excerpt(apart.text)}")'
+            )
+    return None
+
+
+def _sentences_with_both(first: str, second: str, document: SourceDocument) -> list[int]:
+    """The first sentences (at most ``SENTENCES_PER_CHECK``) that use both stems."""
+    shorter, longer = sorted((first, second), key=lambda stem: len(document.postings.get(stem, ())))
+    other = document.posting_set(longer)
+    both = (
+        index for index in document.postings.get(shorter, ())[:_POSTINGS_BUDGET] if index in other
+    )
+    return list(islice(both, SENTENCES_PER_CHECK))
+
+
+def _comparison_problem(claim: TextUnit, evidence: _Evidence) -> str | None:
+    """A comparison the claim makes ("larger than") that the evidence does not."""
+    tokens = claim.tokens
+    for index in range(len(tokens) - 1):
+        compared = tokens[index]
+        if tokens[index + 1].norm != "than" or not compared.is_content or compared.is_number:
+            continue
+        if compared.stem not in evidence.unit.stems:
+            return f'the source does not say "{compared.surface} than"'
+    return None
 
 
 def _number_slots(unit: TextUnit) -> dict[str, set[str]]:
@@ -580,99 +493,100 @@ def _written(unit: TextUnit, values: list[str] | frozenset[str]) -> str:
     )
 
 
-def _same_spans(claim: TextUnit, window: _Window) -> frozenset[int]:
-    """Positions of the claim's words that give a span of time the window gives in other
+def _same_spans(claim: TextUnit, sentence: TextUnit) -> frozenset[int]:
+    """Positions of the claim's words that give a span of time the sentence gives in other
     units ("two days" where it says "48 hours")."""
+    hours = {span.hours for span in _durations(sentence)}
     return frozenset(
-        position
-        for span in _durations(claim)
-        if span.hours in window.hours
-        for position in span.positions
+        position for span in _durations(claim) if span.hours in hours for position in span.positions
     )
 
 
-def _value_problems(claim: TextUnit, window: _Window, document: SourceDocument) -> list[str]:
+def _value_problems(claim: TextUnit, evidence: _Evidence, document: SourceDocument) -> list[str]:
     """Numbers, dates and durations of the claim that the source does not give as stated."""
-    window_spans = _durations(window.unit)
-    window_hours = {span.hours for span in window_spans}
+    sentence_spans = _durations(evidence.unit)
     claim_spans = _durations(claim)
     # "two days" for "48 hours": the same span in other units, so its number need not match.
-    converted = {span.value for span in claim_spans if span.hours in window_hours}
+    converted = {span.value for span in claim_spans if span.hours in evidence.hours}
     values = sorted(value for value in claim.values if value not in converted)
     absent = [value for value in values if value not in document.values]
     if absent:
         return ["the source never gives " + _written(claim, absent)]
-    elsewhere = [value for value in values if value not in window.unit.values]
+    elsewhere = [value for value in values if value not in evidence.unit.values]
     if elsewhere:
-        given = window.unit.values
-        where = f"; there it says {_written(window.unit, given)}" if given else ""
+        given = evidence.unit.values
+        where = f"; there it says {_written(evidence.unit, given)}" if given else ""
         return [f"the source gives {_written(claim, elsewhere)} only elsewhere{where}"]
-    problems = _swapped_numbers(claim, window.unit)
-    if window_spans:
-        for span in claim_spans:
-            if span.hours not in window_hours:
-                problems.append(
-                    f'the claim says "{span.written}" where the source says '
-                    + ", ".join(f'"{other.written}"' for other in window_spans)
-                )
-    return problems
+    return _swapped_numbers(claim, evidence.unit) + [
+        f'the claim says "{span.written}" where the source says '
+        + ", ".join(f'"{other.written}"' for other in sentence_spans)
+        for span in claim_spans
+        if sentence_spans and span.hours not in evidence.hours
+    ]
 
 
-def _comparison_problem(claim: TextUnit, window: _Window) -> str | None:
-    """A comparison the claim makes ("larger than") that the window does not."""
-    tokens = claim.tokens
-    for index in range(len(tokens) - 1):
-        compared = tokens[index]
-        if tokens[index + 1].norm != "than" or not compared.is_content or compared.is_number:
-            continue
-        if compared.stem not in window.unit.stems:
-            return f'the source does not say "{compared.surface} than"'
-    return None
+def _absent_names(claim: TextUnit, document: SourceDocument) -> list[str]:
+    """Capitalised words inside the claim that the document never uses."""
+    return list(
+        dict.fromkeys(
+            token.surface
+            for position, token in enumerate(claim.tokens)
+            if position > 0
+            and token.capitalized
+            and token.is_content
+            and not token.is_number
+            and token.stem not in document.all_stems
+        )
+    )
 
 
-def judge_claim(claim_text: str, source: str) -> dict[str, Any]:
+def judge_claim(
+    claim_text: str,
+    source: str,
+    settings: SummarizationOfflineSettings | None = None,
+) -> dict[str, Any]:
     """Judge one claim against the source.
 
     Args:
         claim_text: The claim.
         source: The source document.
+        settings: The judge's settings (None: the defaults).
 
     Returns:
-        ``{"claim", "supported", "reason"}``; the reason quotes the closest evidence.
+        ``{"claim", "supported", "reason"}``; the reason quotes the source sentence that
+        supports the claim, or the closest one and what it lacks.
+
+    Example:
+        >>> source = "The Foxes beat Swansea on Saturday. The crowd was 30,000."
+        >>> judge_claim("The Foxes beat Swansea.", source)["supported"]
+        True
+        >>> judge_claim("Swansea beat the Foxes.", source)["supported"]
+        False
     """
+    settings = settings or SummarizationOfflineSettings()
     document = analyse_source(source)
     claim = TextUnit.of(claim_text)
-    alignment = _align(claim, source)
-    if alignment is None:
+    evidence = _best_evidence(claim, document)
+    if evidence is None:
         reason = "Unsupported: the source has nothing to compare it with."
         return {"claim": claim_text, "supported": False, "reason": reason}
-    window = alignment.window
-    quote = f'"{excerpt(window.unit.text)}"'
-    problems = _value_problems(claim, window, document)
-    absent_names = [
-        token.surface
-        for position, token in enumerate(claim.tokens)
-        if position > 0
-        and token.capitalized
-        and token.is_content
-        and not token.is_number
-        and token.stem not in document.all_stems
-    ]
+    quote = f'"{excerpt(evidence.unit.text)}"'
+    problems = _value_problems(claim, evidence, document)
+    absent_names = _absent_names(claim, document)
     if absent_names:
-        problems.append("the source never mentions " + ", ".join(dict.fromkeys(absent_names)))
-    swapped = _swapped_roles(claim, window, document)
+        problems.append("the source never mentions " + ", ".join(absent_names))
     for problem in (
-        swapped,
-        _comparison_problem(claim, window),
-        _negation_flip(claim, window, source),
+        _comparison_problem(claim, evidence),
+        _negation_flip(claim, evidence, document),
+        _joined_apart(claim, document, settings),
     ):
         if problem:
             problems.append(problem)
-    if not problems and not alignment.paraphrase and alignment.support < SUPPORT_THRESHOLD:
-        missing = ", ".join(dict.fromkeys(t.surface for t in alignment.missing[:6]))
+    if not problems and not evidence.paraphrase and evidence.support < settings.claim_support:
+        missing = ", ".join(dict.fromkeys(word.surface for word in evidence.missing[:6]))
         problems.append(
-            f"only {alignment.support:.0%} of its content is in the closest source sentences "
-            f"as stated (not there: {missing or 'the same word order'})"
+            f"the closest source sentence states only {evidence.support:.0%} of it "
+            f"(not there: {missing})"
         )
     if problems:
         reason = "Unsupported: " + "; ".join(problems) + f". Closest source text: {quote}."

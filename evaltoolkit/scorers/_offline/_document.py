@@ -11,6 +11,11 @@ from functools import cached_property, lru_cache
 from ._text import Token, is_light_word, split_clauses, split_sentences, tokenize
 
 EXCERPT_CHARS = 160
+_BE_FORMS = frozenset({"is", "are", "was", "were", "be", "been", "being"})
+# Derivational endings that turn a verb into a noun ("erupt" -> "eruption").
+_NOUN_ENDINGS = ("ation", "ition", "ment", "ion")
+# Punctuation that sets off an aside inside a sentence: ", who led the project ,", "( file photo )".
+_ASIDE_BREAK_RE = re.compile(r",|\(|\)|\[|\]|--|\s-\s|;|:")
 # Sentences before a source sentence whose names a pronoun in it may refer to.
 CONTEXT_SENTENCES = 2
 
@@ -110,9 +115,100 @@ class TextUnit:
         )
 
     @cached_property
+    def phrases(self) -> tuple[tuple[str, int], ...]:
+        """Its content stems in order, each with the number of the comma-delimited part it is in.
+
+        Two words in different parts may still belong together when only an aside lies between
+        them ("Okafor , who led the project , said"): see :func:`words_apart`.
+        """
+        found: list[tuple[str, int]] = []
+        part, previous_end = 0, 0
+        for token in self.tokens:
+            if _ASIDE_BREAK_RE.search(self.text, previous_end, token.start):
+                part += 1
+            previous_end = token.end
+            if token.is_content:
+                found.append((token.stem, part))
+        return tuple(found)
+
+    @cached_property
+    def passive(self) -> tuple[bool, ...]:
+        """For each of its content words (as in :attr:`phrases`), whether it may be a passive
+        verb: after a form of "be" ("was raised") or before "by" ("led by")."""
+        tokens = self.tokens
+        return tuple(
+            (index > 0 and tokens[index - 1].norm in _BE_FORMS)
+            or (index + 1 < len(tokens) and tokens[index + 1].norm == "by")
+            for index, token in enumerate(tokens)
+            if token.is_content
+        )
+
+    @cached_property
     def light_positions(self) -> frozenset[int]:
         """Positions of its verbs and adverbs (see :func:`is_light_word`)."""
         return frozenset(i for i in range(len(self.tokens)) if is_light_word(self.tokens, i))
+
+
+def words_apart(phrases: tuple[tuple[str, int], ...], first: int, second: int) -> int:
+    """How many words apart two content words of a sentence are, not counting an aside.
+
+    Words in comma-delimited parts other than the two words' own parts ("Okafor , who led the
+    project , said") are an aside between them and do not count.
+
+    Args:
+        phrases: A sentence's :attr:`TextUnit.phrases`.
+        first: The position of the first word in ``phrases``.
+        second: The position of the second word, after the first.
+
+    Returns:
+        1 for adjacent words, one more for each word between them outside an aside.
+
+    Example:
+        >>> phrases = TextUnit.of("Okafor, who led the project, said no.").phrases
+        >>> words_apart(phrases, 0, 3)
+        1
+    """
+    parts = {phrases[first][1], phrases[second][1]}
+    return 1 + sum(1 for index in range(first + 1, second) if phrases[index][1] in parts)
+
+
+def is_negated(unit: TextUnit) -> bool:
+    """Whether a piece of text contains a negation ("No 1" as a rank does not count).
+
+    Args:
+        unit: Any piece of text.
+
+    Returns:
+        Whether one of its words negates.
+
+    Example:
+        >>> is_negated(TextUnit.of("He did n't win.")), is_negated(TextUnit.of("He is No 1."))
+        (True, False)
+    """
+    tokens = unit.tokens
+    for index, token in enumerate(tokens):
+        if not token.is_negation:
+            continue
+        following = tokens[index + 1] if index + 1 < len(tokens) else None
+        if token.norm == "no" and following is not None and following.is_number:
+            continue
+        return True
+    return False
+
+
+def base_stem(stem: str) -> str:
+    """The stem without a noun-forming ending, so that "eruption" meets "erupt".
+
+    Args:
+        stem: A stem.
+
+    Returns:
+        The stem less "-ation", "-ition", "-ment" or "-ion" when at least four letters remain.
+    """
+    for ending in _NOUN_ENDINGS:
+        if stem.endswith(ending) and len(stem) - len(ending) >= 4:
+            return stem[: -len(ending)]
+    return stem
 
 
 @dataclass(frozen=True)
@@ -126,10 +222,12 @@ class SourceDocument:
         names: Stems it always writes capitalised (inside a sentence): names.
         idf: Inverse sentence frequency of each stem, ``log(1 + sentences / frequency)``.
         sentence_frequency: How many sentences use each stem.
-        context: For each sentence, what it may refer to without naming it: the names
-            of the ``CONTEXT_SENTENCES`` sentences before it ("he", "the club"), and the names
-            and nouns of the lead sentence, which sets the topic ("the researchers" of "a
-            study").
+        context: For each sentence, what it may refer to without naming it: the names and
+            nouns of the lead sentence, which sets the topic ("the researchers" of "a study"),
+            and, for a sentence that names no one ("He said ..."), the names of the
+            ``CONTEXT_SENTENCES`` sentences before it. A sentence that names someone speaks of
+            them, not of the lead's or its neighbours' names.
+        postings: For each content stem, the indices of the sentences that use it.
     """
 
     sentences: tuple[TextUnit, ...]
@@ -139,6 +237,45 @@ class SourceDocument:
     idf: dict[str, float]
     sentence_frequency: dict[str, int]
     context: tuple[frozenset[str], ...]
+    postings: dict[str, tuple[int, ...]]
+
+    @cached_property
+    def _negated_by_base(self) -> dict[str, tuple[int, ...]]:
+        found: dict[str, list[int]] = {}
+        for index, sentence in enumerate(self.sentences):
+            if is_negated(sentence):
+                for stem in sorted({base_stem(stem) for stem in sentence.stems}):
+                    found.setdefault(stem, []).append(index)
+        return {stem: tuple(indices) for stem, indices in found.items()}
+
+    @cached_property
+    def _posting_sets(self) -> dict[str, frozenset[int]]:
+        return {}
+
+    def posting_set(self, stem: str) -> frozenset[int]:
+        """The indices of the sentences that use a content stem, as a set (built on demand).
+
+        Args:
+            stem: A content stem.
+
+        Returns:
+            The indices.
+        """
+        found = self._posting_sets.get(stem)
+        if found is None:
+            found = self._posting_sets[stem] = frozenset(self.postings.get(stem, ()))
+        return found
+
+    def negated_postings(self, stem: str) -> tuple[int, ...]:
+        """The sentences with a negation that use a word of this base stem ("erupt").
+
+        Args:
+            stem: A base stem (see :func:`base_stem`).
+
+        Returns:
+            Their indices, in order.
+        """
+        return self._negated_by_base.get(stem, ())
 
     def weight(self, stem: str) -> float:
         """How specific a word is to this document (a word it never uses: the most)."""
@@ -185,7 +322,7 @@ def _topic(lead: TextUnit) -> frozenset[str]:
     )
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=8)
 def analyse_source(source: str) -> SourceDocument:
     """Analyse a source document (cached: every summary of a document shares it).
 
@@ -197,14 +334,21 @@ def analyse_source(source: str) -> SourceDocument:
     """
     sentences = tuple(TextUnit.of(sentence) for sentence in split_sentences(source))
     frequency: Counter[str] = Counter()
-    for sentence in sentences:
+    postings: dict[str, list[int]] = {}
+    for index, sentence in enumerate(sentences):
         frequency.update(sorted(sentence.stems))
+        for stem in sentence.stems:
+            postings.setdefault(stem, []).append(index)
     count = len(sentences)
     names = _names(sentences)
     sentence_names = [sentence.stems & names for sentence in sentences]
     topic = _topic(sentences[0]) if sentences else frozenset()
+    # A sentence that names someone speaks of them; one that names no one ("He said ...")
+    # may refer to the names before it.
     context = tuple(
-        topic.union(*sentence_names[max(0, index - CONTEXT_SENTENCES) : index])
+        topic - names
+        if sentence_names[index]
+        else topic.union(*sentence_names[max(0, index - CONTEXT_SENTENCES) : index])
         for index in range(count)
     )
     return SourceDocument(
@@ -215,4 +359,5 @@ def analyse_source(source: str) -> SourceDocument:
         idf={stem: math.log(1.0 + count / df) for stem, df in frequency.items()},
         sentence_frequency=dict(frequency),
         context=context,
+        postings={stem: tuple(found) for stem, found in postings.items()},
     )

@@ -1,21 +1,28 @@
-"""Closed questions drawn from a source's central facts, and answering them from a summary.
+"""Closed questions drawn from a source, and answering them from a summary alone.
 
-Drawing (sees the source only): every source sentence is split into atomic facts
-(:func:`sentence_facts`); each fact is ranked by the centrality of its sentence (the mean log
-number of sentences that repeat each of its words) times a lead prior
-``1 / (1 + position) ** LEAD_PRIOR_EXPONENT``, because news puts what matters first; a fact
-sharing ``FACT_REDUNDANCY`` of its words with a fact already chosen is skipped, and run-ons
-longer than ``MAX_FACT_WORDS`` are not asked. A statement is asked as "Does the text say that
-<fact>?", a thing mentioned as "Does the text mention <thing>?", so the question carries the
-fact and answering needs nothing else.
+Drawing (sees the source only) asks two kinds of question, ``settings.mention_share`` of them
+of the second kind:
 
-Answering (sees the summary and the question only, never the source): the fact's content words
-are weighted (numbers and names count more, verbs and adverbs less, because a summary may say
-"paid for" where the source says "funded"; the fact's first content word, its subject, counts
-most) and looked for in every window of one or two adjacent summary sentences. The question is
-answered when one window holds at least ``ANSWER_THRESHOLD`` of the fact's weight and every
-number and date of the fact: the fact must be stated in one place, not pieced together from
-words scattered over the summary.
+- "Does the text say that <fact>?": every source sentence is split into atomic facts
+  (:func:`sentence_facts`), ranked by the centrality of their sentence (the mean log number of
+  sentences that repeat each of its words) divided by ``(1 + sentence index) **
+  settings.question_lead_bias``, because news puts what matters first. Run-ons longer than
+  ``MAX_FACT_WORDS`` words are not asked.
+- "Does the text mention <phrase>?": the key phrases of the source, runs of names, nouns and
+  numbers, ranked by how much every one of their words recurs through the document (the
+  harmonic mean of the number of sentences using each) with the same lead prior; no two share
+  a word.
+
+Each question carries its fact or phrase, so answering needs nothing else.
+
+Answering (sees the summary and the question only, never the source): the question is answered
+when one place of the summary, one or two adjacent sentences, holds at least
+``settings.answer_share`` of the fact's content words and every number and date of it: the
+fact must be stated in one place, not pieced together from words scattered over the summary.
+The verdict's reason quotes that place.
+
+Cost: drawing reads each source sentence once (then sorts the candidates); answering compares
+each question with each place of the summary, so both grow linearly with the texts.
 """
 
 from __future__ import annotations
@@ -28,27 +35,18 @@ from typing import Any
 
 from ._document import TextUnit, analyse_source, detokenize, excerpt
 from ._facts import Fact, sentence_facts
+from ._settings import SummarizationOfflineSettings
 from ._text import Token, clean_clause, split_sentences, tokenize, word_set
 
-# Importance of a fact: its sentence's centrality times 1 / (1 + position) ** this.
-LEAD_PRIOR_EXPONENT = 0.25
 # Facts asked about carry at least this many content words.
 MIN_FACT_CONTENT = 5
 # Longer facts are run-ons (often photo captions glued to the text) and are not asked.
 MAX_FACT_WORDS = 40
-# A fact sharing this share of its words with a fact already asked about is not asked.
-FACT_REDUNDANCY = 0.7
-# A question is answered when one window of the summary covers this share of its fact.
-ANSWER_THRESHOLD = 0.5
 # Adjacent summary sentences read together when looking for a fact.
 ANSWER_WINDOW_SENTENCES = 2
 
-NUMBER_WEIGHT = 2.0
-NAME_WEIGHT = 1.5
-LIGHT_WORD_WEIGHT = 0.5
-SUBJECT_WEIGHT = 2.0
-
 QUESTION_PREFIX = "Does the text say that "
+MIN_RECURRENCE = 2
 MENTION_PREFIX = "Does the text mention "
 _QUESTION_FRAME_RE = re.compile(
     r"^\s*(?:does|do|did|is|are|was|were|has|have|had)\s+(?:the\s+)?"
@@ -83,10 +81,13 @@ def _as_question(fact: Fact, names: frozenset[str]) -> str:
     text = _TRAILING_NOISE_RE.sub("", _LEADING_NOISE_RE.sub("", text)).strip()
     tokens = tokenize(text)
     first = tokens[0] if tokens else None
+    second = tokens[1] if len(tokens) > 1 else None
     keeps_capital = first is not None and (
         first.stem in names
         or first.norm == "i"
         or (len(first.surface) > 1 and first.surface.isupper())
+        # The first word of a name whose other word is known: "Maria Lopez".
+        or (first.capitalized and second is not None and second.stem in names)
     )
     if first is not None and not keeps_capital:
         # The fact no longer starts a sentence: "... say that the company ...".
@@ -94,38 +95,130 @@ def _as_question(fact: Fact, names: frozenset[str]) -> str:
     return f"{MENTION_PREFIX if fact.mention else QUESTION_PREFIX}{text}?"
 
 
-@lru_cache(maxsize=256)
-def _ranked_questions(source: str) -> tuple[str, ...]:
-    """Every question worth asking about a source, most important first."""
+@dataclass(frozen=True)
+class _Mention:
+    """A key name or phrase of the source: a run of names, nouns and numbers of a sentence."""
+
+    sentence_index: int
+    text: str
+    stems: tuple[str, ...]
+    # The harmonic mean of how many sentences use each of its words: high when every word of
+    # the phrase recurs through the document.
+    recurrence: float
+
+
+@lru_cache(maxsize=8)
+def _facts(source: str) -> tuple[tuple[_RankedFact, ...], frozenset[str]]:
+    """Every fact worth asking about, with its sentence's centrality (no lead prior yet)."""
     document = analyse_source(source)
     candidates: list[_RankedFact] = []
     for index, sentence in enumerate(document.sentences):
         if sentence.text.rstrip(" '\"`").endswith("?"):
             continue  # the source asks it: no fact
-        importance = document.centrality(sentence) / (1.0 + index) ** LEAD_PRIOR_EXPONENT
+        centrality = document.centrality(sentence)
         for order, fact in enumerate(sentence_facts(sentence.text, MIN_FACT_CONTENT)):
             unit = TextUnit.of(fact.text)
             if len(unit.stems) >= MIN_FACT_CONTENT and len(fact.text.split()) <= MAX_FACT_WORDS:
-                candidates.append(_RankedFact(-importance, index, order, fact, unit.stems))
+                candidates.append(_RankedFact(-centrality, index, order, fact, unit.stems))
+    return tuple(candidates), document.names
+
+
+@lru_cache(maxsize=8)
+def _mentions(source: str) -> tuple[_Mention, ...]:
+    """Every key phrase of a source (first occurrences), in document order."""
+    document = analyse_source(source)
+    found: dict[tuple[str, ...], _Mention] = {}
+    for index, sentence in enumerate(document.sentences):
+        tokens = sentence.tokens
+        run: list[int] = []
+        for position in [*range(len(tokens)), len(tokens)]:
+            token = tokens[position] if position < len(tokens) else None
+            if (
+                token is not None
+                and token.is_content
+                and not token.is_ordinal
+                and position not in sentence.light_positions
+            ):
+                run.append(position)
+                continue
+            stems = tuple(tokens[p].stem for p in run)
+            if run and stems not in found:
+                counts = [document.sentence_frequency.get(stem, 1) for stem in stems]
+                text = sentence.text[tokens[run[0]].start : tokens[run[-1]].end]
+                recurrence = len(counts) / math.fsum(1.0 / count for count in counts)
+                found[stems] = _Mention(index, detokenize(text), stems, recurrence)
+            run = []
+    return tuple(found.values())
+
+
+def _chosen_facts(source: str, count: int, lead_bias: float) -> list[str]:
+    """The ``count`` most important facts, each asked once."""
+    candidates, names = _facts(source)
+    ranked = sorted(
+        candidates,
+        key=lambda c: (c.negative_importance / (1.0 + c.sentence_index) ** lead_bias, c),
+    )
     chosen: list[_RankedFact] = []
-    for candidate in sorted(candidates):
-        limit = FACT_REDUNDANCY * len(candidate.stems)
-        if all(len(candidate.stems & earlier.stems) < limit for earlier in chosen):
+    asked: set[frozenset[str]] = set()
+    for candidate in ranked:
+        if len(chosen) >= count:
+            break
+        if candidate.stems not in asked:
             chosen.append(candidate)
-    return tuple(_as_question(candidate.fact, document.names) for candidate in chosen)
+            asked.add(candidate.stems)
+    return [_as_question(candidate.fact, names) for candidate in chosen]
 
 
-def draw_questions(source: str, max_questions: int) -> list[str]:
-    """Pick the most central facts of a source and ask each as a closed yes/no question.
+def _chosen_mentions(source: str, count: int, lead_bias: float) -> list[str]:
+    """The ``count`` key phrases that recur most (early ones first), sharing no word."""
+    ranked = sorted(
+        _mentions(source),
+        key=lambda m: (-m.recurrence / (1.0 + m.sentence_index) ** lead_bias, m.sentence_index),
+    )
+    chosen: list[_Mention] = []
+    used: set[str] = set()
+    for mention in ranked:
+        if len(chosen) >= count:
+            break
+        if mention.recurrence >= MIN_RECURRENCE and used.isdisjoint(mention.stems):
+            chosen.append(mention)
+            used.update(mention.stems)
+    return [f"{MENTION_PREFIX}{mention.text}?" for mention in chosen]
+
+
+def draw_questions(
+    source: str, max_questions: int, settings: SummarizationOfflineSettings | None = None
+) -> list[str]:
+    """Ask about the source's central facts and key phrases, as closed yes/no questions.
+
+    ``settings.mention_share`` of the questions ask whether the summary mentions a key phrase
+    (a run of names, nouns and numbers whose words recur through the document); the others
+    ask whether it states a central fact. Both favour the start of the source as
+    ``settings.question_lead_bias`` says. Facts come first, then phrases; when a source has
+    too few of one kind, the other fills in.
 
     Args:
         source: The source document.
         max_questions: The most questions to return.
+        settings: The judge's settings (None: the defaults).
 
     Returns:
-        Questions answerable "yes" from the source, most central first.
+        Questions answerable "yes" from the source.
+
+    Example:
+        >>> source = "In 1995 John Smith founded Acme in Boston. Today Acme makes robots."
+        >>> draw_questions(source, 2)
+        ['Does the text say that in 1995 John Smith founded Acme in Boston?', \
+'Does the text mention Acme?']
     """
-    return list(_ranked_questions(source)[: max(max_questions, 0)])
+    settings = settings or SummarizationOfflineSettings()
+    total = max(max_questions, 0)
+    mentions = round(total * settings.mention_share)
+    facts = _chosen_facts(source, total - mentions, settings.question_lead_bias)
+    phrases = _chosen_mentions(source, total - len(facts), settings.question_lead_bias)
+    if len(facts) + len(phrases) < total:
+        facts = _chosen_facts(source, total - len(phrases), settings.question_lead_bias)
+    return facts + phrases
 
 
 def question_fact(question: str) -> str:
@@ -140,23 +233,15 @@ def question_fact(question: str) -> str:
     return _QUESTION_FRAME_RE.sub("", question.strip()).rstrip(" ?").strip()
 
 
-def _fact_weights(fact: TextUnit) -> dict[str, float]:
-    """The weight of each content stem of a fact (its subject, names and numbers the most)."""
-    weights: dict[str, float] = {}
-    for position, token in enumerate(fact.tokens):
-        if not token.is_content or token.norm in _QUESTION_WORDS:
-            continue
-        weight = 1.0
-        if token.is_number or token.is_date_day:
-            weight = NUMBER_WEIGHT
-        elif position > 0 and token.capitalized:
-            weight = NAME_WEIGHT
-        elif position in fact.light_positions:
-            weight = LIGHT_WORD_WEIGHT
-        if not weights:
-            weight *= SUBJECT_WEIGHT
-        weights[token.stem] = max(weights.get(token.stem, 0.0), weight)
-    return weights
+def _fact_stems(fact: TextUnit) -> list[str]:
+    """The distinct content stems of a fact, in order, without the question's frame words."""
+    return list(
+        dict.fromkeys(
+            token.stem
+            for token in fact.tokens
+            if token.is_content and token.norm not in _QUESTION_WORDS
+        )
+    )
 
 
 def _windows(sentences: list[TextUnit]) -> list[TextUnit]:
@@ -172,32 +257,40 @@ def _quote(tokens: list[Token]) -> str:
     return ", ".join(dict.fromkeys(token.surface for token in tokens))
 
 
-def answer_question(question: str, windows: list[TextUnit]) -> dict[str, Any]:
+def answer_question(
+    question: str, windows: list[TextUnit], answer_share: float = 0.5
+) -> dict[str, Any]:
     """Decide from a summary's windows alone whether it states a question's fact.
 
     Args:
         question: A closed question that carries its fact.
         windows: The summary's windows of adjacent sentences (see :func:`_windows`).
+        answer_share: The share of the fact's content words one window must hold.
 
     Returns:
-        ``{"question", "answered", "reason"}``.
+        ``{"question", "answered", "reason"}``; the reason quotes the closest window.
+
+    Example:
+        >>> windows = _windows([TextUnit.of("John Smith founded Acme in 1995.")])
+        >>> answer_question("Does the text say that Acme was founded in 1995?", windows)[
+        ...     "answered"]
+        True
     """
     fact = TextUnit.of(question_fact(question))
-    weights = _fact_weights(fact)
-    total = math.fsum(weights.values())
+    stems = _fact_stems(fact)
     best: TextUnit | None = None
     best_share = 0.0
-    for window in windows if total else []:
-        share = math.fsum(w for stem, w in weights.items() if stem in window.stems) / total
-        if share > best_share + 1e-12:
+    for window in windows if stems else []:
+        share = sum(1 for stem in stems if stem in window.stems) / len(stems)
+        if share > best_share:
             best, best_share = window, share
     values_missing = sorted(fact.values - best.values) if best is not None else []
     quote = f'"{excerpt(best.text)}"' if best is not None else "nothing"
-    if best is not None and total and best_share >= ANSWER_THRESHOLD and not values_missing:
+    if best is not None and best_share >= answer_share - 1e-9 and not values_missing:
         reason = f"The summary states it ({best_share:.0%} of the fact): {quote}."
         return {"question": question, "answered": True, "reason": reason}
     found = best.stems if best is not None else frozenset()
-    absent = [t for t in fact.tokens if t.stem in weights and t.stem not in found]
+    absent = [token for token in fact.tokens if token.stem in stems and token.stem not in found]
     detail = f"missing {_quote(absent)}" if absent else "nothing to look for"
     reason = (
         f"The summary does not state it ({best_share:.0%} of the fact in one place; {detail})."
@@ -206,15 +299,24 @@ def answer_question(question: str, windows: list[TextUnit]) -> dict[str, Any]:
     return {"question": question, "answered": False, "reason": reason}
 
 
-def answer_questions(summary: str, questions: list[str]) -> list[dict[str, Any]]:
+def answer_questions(
+    summary: str, questions: list[str], settings: SummarizationOfflineSettings | None = None
+) -> list[dict[str, Any]]:
     """Answer each question from the summary alone.
 
     Args:
         summary: The summary text.
         questions: Closed questions whose text carries the fact asked about.
+        settings: The judge's settings (None: the defaults).
 
     Returns:
         One verdict per question, in order.
+
+    Example:
+        >>> verdicts = answer_questions("Acme makes robots.", ["Does the text mention Acme?"])
+        >>> verdicts[0]["answered"]
+        True
     """
     windows = _windows([TextUnit.of(sentence) for sentence in split_sentences(summary)])
-    return [answer_question(question, windows) for question in questions]
+    share = (settings or SummarizationOfflineSettings()).answer_share
+    return [answer_question(question, windows, share) for question in questions]

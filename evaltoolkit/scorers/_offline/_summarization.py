@@ -2,43 +2,108 @@
 
 Step 1 (:func:`judge_source`) sees the source and the summary: the summary's claims, each
 judged against its best evidence in the source (:mod:`._claims`), and closed questions about
-the source's most central facts (:mod:`._questions`).
+the source's central facts and key phrases (:mod:`._questions`).
 
 Step 2 (:func:`judge_coverage`) never sees the source: each question is answered from the
 summary alone (:mod:`._questions`).
+
+Both take the judge's few tuned settings (:class:`SummarizationOfflineSettings`).
+
+Cost: every step grows about linearly with the length of the texts (each claim reads a bounded
+number of source sentences, found through an index of the source's words). Texts longer than
+``MAX_SOURCE_CHARS`` (a source) or ``MAX_SUMMARY_CHARS`` (a summary) are refused with an
+:class:`~evaltoolkit.errors.InputError` that becomes that item's error (NaN score) rather than
+a long wait: judge such texts with a model judge, or split them and score the parts.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ...errors import InputError
 from ._claims import judge_claim, split_claims
 from ._questions import answer_questions, draw_questions
+from ._settings import SummarizationOfflineSettings
+
+# About 2 MB of text, some 350,000 words: ten seconds and a few hundred MB to judge.
+MAX_SOURCE_CHARS = 2_000_000
+# About 200 KB, some 35,000 words: a summary longer than that is a document of its own.
+MAX_SUMMARY_CHARS = 200_000
 
 
-def judge_source(source: str, summary: str, max_questions: int) -> dict[str, Any]:
+def _check_size(text: str, limit: int, what: str, field: str) -> None:
+    """Refuse a text over the offline judge's size limit, saying what to do instead."""
+    if len(text) > limit:
+        raise InputError(
+            f"the {what} has {len(text):,} characters, more than the offline judge's limit of "
+            f"{limit:,} ({'MAX_SOURCE_CHARS' if field == 'source' else 'MAX_SUMMARY_CHARS'}); "
+            f"judge it with a model judge (create_summarization_scorer('<model>')), or split "
+            f"the text into parts under the limit and score each part",
+            field=field,
+        )
+
+
+def judge_source(
+    source: str,
+    summary: str,
+    max_questions: int,
+    *,
+    settings: SummarizationOfflineSettings | None = None,
+) -> dict[str, Any]:
     """Judge a summary's claims against its source and draw questions from the source.
 
     Args:
         source: The source document.
         summary: The summary to judge.
         max_questions: The most questions to draw from the source.
+        settings: The judge's settings (None: the defaults).
 
     Returns:
         ``{"claims": [{"claim", "supported", "reason"}, ...], "questions": [str, ...]}``.
+
+    Raises:
+        InputError: The source is longer than ``MAX_SOURCE_CHARS`` (``field="source"``) or the
+            summary longer than ``MAX_SUMMARY_CHARS`` (``field="output"``).
+
+    Example:
+        >>> source = "In 1995 John Smith founded Acme in Boston. Today Acme makes robots."
+        >>> result = judge_source(source, "John Smith founded Acme in 1997.", 2)
+        >>> [claim["supported"] for claim in result["claims"]]
+        [False]
+        >>> result["questions"][0]
+        'Does the text say that in 1995 John Smith founded Acme in Boston?'
     """
-    claims = [judge_claim(claim, source) for claim in split_claims(summary)]
-    return {"claims": claims, "questions": draw_questions(source, max_questions)}
+    _check_size(source, MAX_SOURCE_CHARS, "source", "source")
+    _check_size(summary, MAX_SUMMARY_CHARS, "summary", "output")
+    settings = settings or SummarizationOfflineSettings()
+    claims = [judge_claim(claim, source, settings) for claim in split_claims(summary)]
+    return {"claims": claims, "questions": draw_questions(source, max_questions, settings)}
 
 
-def judge_coverage(summary: str, questions: list[str]) -> dict[str, Any]:
+def judge_coverage(
+    summary: str,
+    questions: list[str],
+    *,
+    settings: SummarizationOfflineSettings | None = None,
+) -> dict[str, Any]:
     """Decide from the summary alone whether it answers each question "yes".
 
     Args:
         summary: The summary text.
         questions: Closed questions whose text carries the fact asked about.
+        settings: The judge's settings (None: the defaults).
 
     Returns:
-        ``{"verdicts": [{"question", "answered", "reason"}, ...]}``, one per question in order.
+        ``{"verdicts": [{"question", "answered", "reason"}, ...]}``, one per question in order;
+        the reason quotes the part of the summary that states the fact, or the closest one.
+
+    Raises:
+        InputError: The summary is longer than ``MAX_SUMMARY_CHARS`` (``field="output"``).
+
+    Example:
+        >>> reply = judge_coverage("Acme was founded in 1995.", ["Does the text mention Acme?"])
+        >>> reply["verdicts"][0]["answered"]
+        True
     """
-    return {"verdicts": answer_questions(summary, questions)}
+    _check_size(summary, MAX_SUMMARY_CHARS, "summary", "output")
+    return {"verdicts": answer_questions(summary, questions, settings)}

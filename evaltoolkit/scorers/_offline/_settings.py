@@ -1,0 +1,212 @@
+"""The few settings of the offline summarization judge, named, typed, documented and checked.
+
+:class:`SummarizationOfflineSettings` holds every constant of the offline summarization judge
+that was chosen by measuring it against human labels; everything else in the judge is a rule
+with no tuned number. Each setting has a valid range, checked on construction, and a
+description; :meth:`SummarizationOfflineSettings.specs` lists them (for sliders or a table).
+
+How the defaults were chosen: by a grid search over the ranges below on all the human-labelled
+dev sets together (SummEval, REALSumm, Rank19, Newsroom), maximising the judge's mean
+improvement over a content-word-overlap baseline, and checked set by set with that set left out
+of the search (``benchmarks/offline_quality.py`` prints both).
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any, NamedTuple
+
+from ...errors import ConfigurationError
+
+__all__ = ["SettingSpec", "SummarizationOfflineSettings"]
+
+
+class SettingSpec(NamedTuple):
+    """One setting: its name, type, default, valid range (inclusive) and what it does."""
+
+    name: str
+    type: type
+    default: float
+    minimum: float
+    maximum: float
+    description: str
+
+
+def _setting(default: float, minimum: float, maximum: float, description: str) -> Any:
+    return field(
+        default=default,
+        metadata={"minimum": minimum, "maximum": maximum, "description": description},
+    )
+
+
+@dataclass(frozen=True)
+class SummarizationOfflineSettings:
+    """Settings of the offline summarization judge (``judge_source`` and ``judge_coverage``).
+
+    Every value is checked against its range on construction.
+
+    Attributes:
+        claim_support: Share of a claim's content (each word weighted by how specific it is to
+            the document) that its evidence, one source sentence and what that sentence refers
+            to, must state for the claim to count as supported.
+        phrase_gap: Most words the source sentence may have between two names, nouns or
+            numbers that a claim puts side by side; more, and the claim joins what the source
+            keeps apart ("Seven games involving Nimes were arrested" from "... were
+            investigated after Conrad was arrested"). Words of a comma-delimited aside between
+            them do not count.
+        verb_gap: The same for a verb or adverb and the word next to it in the claim.
+        question_lead_bias: How strongly questions favour the start of the source: a fact's
+            importance is divided by ``(1 + sentence index) ** question_lead_bias``.
+        mention_share: Share of the questions that ask whether the summary mentions one of the
+            source's key names or phrases ("Does the text mention ...?"); the others ask whether
+            it states one of the source's central facts.
+        answer_share: Share of a question's fact (names and numbers included, each word
+            weighted) that one place of the summary, one or two adjacent sentences, must state
+            for the question to count as answered.
+
+    Example:
+        >>> settings = SummarizationOfflineSettings(claim_support=0.8, verb_gap=3)
+        >>> settings.claim_support, settings.verb_gap
+        (0.8, 3)
+        >>> SummarizationOfflineSettings.from_mapping({"answer_share": 0.6}).answer_share
+        0.6
+    """
+
+    claim_support: float = _setting(
+        0.9,
+        0.5,
+        1.0,
+        "Share of a claim's content its evidence sentence must state for the claim to count "
+        "as supported.",
+    )
+    phrase_gap: int = _setting(
+        4,
+        0,
+        6,
+        "Most words the source may have between two names, nouns or numbers that a claim "
+        "puts side by side (words of an aside set off by commas do not count).",
+    )
+    verb_gap: int = _setting(
+        8,
+        0,
+        10,
+        "Most words the source may have between a verb or adverb and the word a claim puts "
+        "next to it.",
+    )
+    question_lead_bias: float = _setting(
+        0.5,
+        0.0,
+        3.0,
+        "How strongly questions favour the start of the source: a fact's importance is "
+        "divided by (1 + its sentence's index) to this power.",
+    )
+    mention_share: float = _setting(
+        0.6,
+        0.0,
+        1.0,
+        "Share of the questions that ask whether the summary mentions a key name or phrase "
+        "of the source; the rest ask whether it states a central fact.",
+    )
+    answer_share: float = _setting(
+        0.6,
+        0.1,
+        1.0,
+        "Share of a question's fact that one or two adjacent summary sentences must state "
+        "for the question to count as answered.",
+    )
+
+    def __post_init__(self) -> None:
+        for spec in self.specs():
+            value = getattr(self, spec.name)
+            if spec.type is int:
+                if isinstance(value, bool) or not isinstance(value, int):
+                    raise ConfigurationError(
+                        f"offline setting {spec.name} must be an integer from {spec.minimum:g} "
+                        f"to {spec.maximum:g}, got {value!r}"
+                    )
+            elif isinstance(value, bool) or not isinstance(value, int | float):
+                raise ConfigurationError(
+                    f"offline setting {spec.name} must be a number from {spec.minimum:g} to "
+                    f"{spec.maximum:g}, got {value!r}"
+                )
+            if not (math.isfinite(value) and spec.minimum <= value <= spec.maximum):
+                raise ConfigurationError(
+                    f"offline setting {spec.name} must be from {spec.minimum:g} to "
+                    f"{spec.maximum:g}, got {value!r}"
+                )
+            if spec.type is float:
+                object.__setattr__(self, spec.name, float(value))
+
+    @classmethod
+    def specs(cls) -> tuple[SettingSpec, ...]:
+        """List the settings with their types, defaults, ranges and descriptions.
+
+        Returns:
+            One :class:`SettingSpec` per setting, in declaration order.
+
+        Example:
+            >>> [spec.name for spec in SummarizationOfflineSettings.specs()][:2]
+            ['claim_support', 'phrase_gap']
+        """
+        kinds: dict[str, type] = {"float": float, "int": int}
+        specs: list[SettingSpec] = []
+        for item in fields(cls):
+            kind = kinds[str(item.type)]
+            specs.append(
+                SettingSpec(
+                    name=item.name,
+                    type=kind,
+                    default=kind(item.default),
+                    minimum=item.metadata["minimum"],
+                    maximum=item.metadata["maximum"],
+                    description=item.metadata["description"],
+                )
+            )
+        return tuple(specs)
+
+    @classmethod
+    def from_mapping(
+        cls, values: Mapping[str, Any] | SummarizationOfflineSettings | None
+    ) -> SummarizationOfflineSettings:
+        """Build settings from a mapping of names to values; missing names keep their default.
+
+        Args:
+            values: Setting names and values (or settings, returned as they are, or None for
+                the defaults).
+
+        Returns:
+            The settings.
+
+        Raises:
+            ConfigurationError: An unknown name (with the closest known one), or a value out
+                of its range.
+
+        Example:
+            >>> SummarizationOfflineSettings.from_mapping({"claim_suport": 0.9})
+            Traceback (most recent call last):
+            ...
+            evaltoolkit.errors.ConfigurationError: unknown offline setting 'claim_suport'; \
+did you mean 'claim_support'? Known settings: claim_support, phrase_gap, verb_gap, \
+question_lead_bias, mention_share, answer_share
+        """
+        if values is None:
+            return cls()
+        if isinstance(values, SummarizationOfflineSettings):
+            return values
+        if not isinstance(values, Mapping):
+            raise ConfigurationError(
+                f"offline settings must be a mapping of setting names to values, got "
+                f"{type(values).__name__}"
+            )
+        known = [spec.name for spec in cls.specs()]
+        for name in values:
+            if name not in known:
+                close = difflib.get_close_matches(str(name), known, n=1)
+                hint = f"; did you mean {close[0]!r}?" if close else ";"
+                raise ConfigurationError(
+                    f"unknown offline setting {name!r}{hint} Known settings: {', '.join(known)}"
+                )
+        return cls(**dict(values))
