@@ -13,8 +13,8 @@ Example:
     >>> from evaltoolkit.widgets import AxisExplorer
     >>> result = et.run_evals("data/demo_summaries.jsonl", et.create_summarization_scorer(),
     ...                       progress=False)
-    >>> explorer = AxisExplorer(result, threshold=0.9)
-    >>> len(explorer.items) > 0  # the items whose axes differ by 0.9 or more
+    >>> explorer = AxisExplorer(result, threshold=0.5)
+    >>> len(explorer.items) > 0  # the items whose axes differ by 0.5 or more
     True
 """
 
