@@ -22,6 +22,7 @@ from ._answer_similarity import (
 )
 from ._base import Scorer
 from ._judged import DEFAULT_SYSTEM_PROMPT, JudgedScorer, create_judged_scorer
+from ._offline import SummarizationOfflineSettings
 from ._prompts import PromptSet, PromptTemplate
 from ._steps import Sample, Score, Step, StepContext, format_value
 from ._summarization import SummarizationScorer, create_summarization_scorer
@@ -46,6 +47,7 @@ __all__ = [
     "SimilarityWeights",
     "Step",
     "StepContext",
+    "SummarizationOfflineSettings",
     "SummarizationScorer",
     "TextDifference",
     "TextualDifferenceScorer",

@@ -158,6 +158,22 @@ class JudgedScorer(Scorer):
         )
         return clone
 
+    @property
+    def offline_setting_specs(self) -> tuple[Any, ...]:
+        """The settings its offline judge takes (name, type, default, range, description).
+
+        Empty for a scorer whose offline answers take none.
+        """
+        return ()
+
+    def with_offline_settings(self, settings: Mapping[str, Any]) -> JudgedScorer:
+        """A copy whose offline judge uses other settings.
+
+        Raises:
+            ConfigurationError: This scorer's offline answers take no settings.
+        """
+        raise ConfigurationError(f"{self.id}: its offline judge takes no settings")
+
     def prepare(self, sample: Sample) -> dict[str, Any]:
         """The values every step of an item may use: the item's texts, by default.
 

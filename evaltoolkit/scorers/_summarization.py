@@ -13,6 +13,8 @@
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
@@ -22,7 +24,7 @@ from ..judge import Judge, JudgeConfig
 from ..messages import input_text
 from ._base import check_scale, judge_for, merge_options
 from ._judged import JudgedScorer, align_entries, verdict_lines
-from ._offline import judge_coverage, judge_source
+from ._offline import SummarizationOfflineSettings, judge_coverage, judge_source
 from ._reasons import summarization_reason
 from ._steps import Sample, Score, Step, StepContext, significant, two_decimals
 from ._summarization_prompts import (
@@ -139,6 +141,23 @@ REASON_STEP = Step(
 )
 
 
+OfflineSettings = Mapping[str, Any] | SummarizationOfflineSettings | None
+
+
+def _steps_with(settings: SummarizationOfflineSettings) -> tuple[Step, Step]:
+    """The two judge steps, their offline answers using ``settings``."""
+    if settings == SummarizationOfflineSettings():
+        return SOURCE_JUDGEMENT_STEP, COVERAGE_STEP
+    return (
+        dataclasses.replace(
+            SOURCE_JUDGEMENT_STEP, offline=functools.partial(judge_source, settings=settings)
+        ),
+        dataclasses.replace(
+            COVERAGE_STEP, offline=functools.partial(judge_coverage, settings=settings)
+        ),
+    )
+
+
 class SummarizationScorer(JudgedScorer):
     """Scores a summary by the lower of its alignment and coverage (see the module docstring)."""
 
@@ -154,6 +173,7 @@ class SummarizationScorer(JudgedScorer):
         scale: float = 1.0,
         reason: ReasonMode = "model",
         prompts: Mapping[str, str] | None = None,
+        offline_settings: OfflineSettings = None,
     ) -> None:
         if isinstance(max_questions, bool) or not isinstance(max_questions, int):
             raise ConfigurationError(
@@ -174,14 +194,20 @@ class SummarizationScorer(JudgedScorer):
             raise ConfigurationError(
                 f"summarization: reason must be 'model' or 'template', got {reason!r}"
             )
+        if offline_settings is not None and not judge.offline:
+            raise ConfigurationError(
+                "summarization: offline_settings tune the offline judge, but this scorer's "
+                f"judge is {judge.model!r}; drop them, or use the offline judge (model=None)"
+            )
         self.source = source
         self.source_extractor = source_extractor
         self.max_questions = max_questions
         self.scale = check_scale(scale)
         self.reason_mode: ReasonMode = reason
+        self.offline_settings = SummarizationOfflineSettings.from_mapping(offline_settings)
         super().__init__(
             id="summarization",
-            steps=(SOURCE_JUDGEMENT_STEP, COVERAGE_STEP),
+            steps=_steps_with(self.offline_settings),
             score=self.score_replies,
             judge=judge,
             reason=REASON_STEP if reason == "model" else _template_reason,
@@ -189,6 +215,44 @@ class SummarizationScorer(JudgedScorer):
             system=SYSTEM,
             description="min(alignment, coverage) of a summary against its source",
         )
+
+    @property
+    def offline_setting_specs(self) -> tuple[Any, ...]:
+        """The offline judge's settings: name, type, default, range and description of each."""
+        return SummarizationOfflineSettings.specs()
+
+    def with_offline_settings(
+        self, settings: Mapping[str, Any] | SummarizationOfflineSettings
+    ) -> SummarizationScorer:
+        """A copy of this scorer whose offline judge uses other settings (the rest kept).
+
+        Raises:
+            ConfigurationError: An unknown setting or a value out of its range, or a scorer
+                judged by a model.
+
+        Example:
+            >>> scorer = create_summarization_scorer()
+            >>> strict = scorer.with_offline_settings({"claim_support": 1.0})
+            >>> strict.offline_settings.claim_support, scorer.offline_settings.claim_support
+            (1.0, 0.9)
+        """
+        if not self.judge.offline:
+            raise ConfigurationError(
+                f"summarization: offline settings tune the offline judge; this scorer's judge "
+                f"is {self.judge.model!r}"
+            )
+        given = (
+            dataclasses.asdict(settings)
+            if isinstance(settings, SummarizationOfflineSettings)
+            else dict(settings)
+        )
+        merged = SummarizationOfflineSettings.from_mapping(
+            {**dataclasses.asdict(self.offline_settings), **given}
+        )
+        clone = copy.copy(self)
+        clone.offline_settings = merged
+        clone.steps = _steps_with(merged)
+        return clone
 
     def _source_text(self, item: Sample) -> str:
         if self.source_extractor is not None:
@@ -281,6 +345,7 @@ def create_summarization_scorer(
     scale: float = 1.0,
     reason: ReasonMode = "model",
     prompts: Mapping[str, str] | None = None,
+    offline_settings: OfflineSettings = None,
     options: Mapping[str, Any] | None = None,
     **judge_options: Any,
 ) -> SummarizationScorer:
@@ -301,6 +366,9 @@ def create_summarization_scorer(
             explanation without a call (one call fewer per item).
         prompts: Replacement templates by name (``source_judgement``, ``coverage``,
             ``reason``, ``system``); see ``scorer.prompts`` for the ones in use.
+        offline_settings: Settings of the offline judge, by name (``claim_support``,
+            ``answer_share``, ...; see :class:`~evaltoolkit.SummarizationOfflineSettings` for
+            each one's range); only with the offline judge.
         options: Reference-style options (``source``, ``sourceExtractor``, ``maxQuestions``,
             ``scale``); its entries win over the keyword arguments.
         **judge_options: Judge options (see :class:`~evaltoolkit.JudgeConfig`): ``api_base``,
@@ -328,6 +396,7 @@ def create_summarization_scorer(
             "scale": scale,
             "reason": reason,
             "prompts": prompts,
+            "offline_settings": offline_settings,
         },
         options,
         scorer="summarization",
