@@ -438,11 +438,12 @@ def _move_the_threshold(explorer: Any) -> None:
 
 
 def _edit_run_and_export(tuner: Any) -> None:
-    """Edit a template, press Run and Export; the kernel scores, compares and exports."""
+    """Edit a template, press Run and Export; then move two offline settings and run again."""
     from playwright.sync_api import expect
 
     expect(tuner).to_contain_text("offline judge, which answers from the texts alone")
     expect(tuner).to_contain_text('model="openai/gpt-4o-mini"')
+    tuner.locator(".lm-TabBar-tab", has_text="system").click()
     area = tuner.locator("textarea:visible").first
     area.click()
     area.press("End")
@@ -459,6 +460,29 @@ def _edit_run_and_export(tuner: Any) -> None:
     tuner.locator(".widget-button", has_text="Export").click()
     expect(tuner.locator(".evaltoolkit-export")).to_contain_text("prompts = {'system':")
     expect(tuner.locator(".evaltoolkit-export")).to_contain_text("Be strict.")
+    _move_offline_settings_and_rerun(tuner)
+
+
+def _move_offline_settings_and_rerun(tuner: Any) -> None:
+    """Type two settings into their sliders' readouts; Run rescores and the scores move."""
+    from playwright.sync_api import expect
+
+    tuner.locator(".lm-TabBar-tab", has_text="offline settings").click()
+    for name in ("claim_support", "answer_share"):
+        readout = tuner.locator(f".evaltoolkit-setting-{name} .widget-readout")
+        readout.click()
+        readout.press("Control+A")
+        readout.type("1")
+        readout.press("Enter")
+        expect(readout).to_have_text("1.00")
+    tuner.locator(".widget-button", has_text="Run").click()
+    status = tuner.locator(".evaltoolkit-status")
+    expect(status).to_contain_text("Changed settings: claim_support=1, answer_share=1.")
+    expect(status).not_to_contain_text(" 0 changed")
+    tuner.locator(".widget-button", has_text="Export").click()
+    expect(tuner.locator(".evaltoolkit-export")).to_contain_text(
+        "offline_settings = {'claim_support': 1.0, 'answer_share': 1.0}"
+    )
 
 
 def _check_the_run_was_a_kernel_task(page: Any, notebook: Any) -> None:

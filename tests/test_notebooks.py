@@ -128,6 +128,15 @@ def _check_prompt_tuning(notebook: Any, folder: Path) -> None:
     for row in rows:
         before, after, change = (float(value) for value in row.split()[2:5])
         assert change == pytest.approx(after - before, abs=1e-4)
+    # The offline settings moved: agreement with the human labels before and after differs.
+    settings = _tagged_text(notebook, "settings-agreement").strip().splitlines()
+    assert settings[0].split() == ["metric", "before", "after", "change"]
+    rows = {line.split()[1]: [float(v) for v in line.split()[2:5]] for line in settings[1:]}
+    assert set(rows) == {"spearman", "kendall", "pearson"}
+    for before, after, change in rows.values():
+        assert -1.0 <= before <= 1.0 and -1.0 <= after <= 1.0
+        assert change == pytest.approx(after - before, abs=2e-3)
+    assert any(abs(change) > 0 for _, _, change in rows.values())
 
 
 def _figures(text: str) -> dict[str, tuple[float, float, float, int]]:

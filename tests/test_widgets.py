@@ -393,11 +393,51 @@ def test_prompt_tuner_says_the_offline_judge_ignores_prompts(rows: list[dict[str
     tuner = PromptTuner(et.create_summarization_scorer(), rows, sample=5)
     note = tuner.offline_note.value
     assert "offline judge" in note and "ignores prompts" in note
-    assert "scores before and after" in note
+    assert "&#39;offline settings&#39; tab" in note  # the summarization judge has settings
     assert "create_summarization_scorer(model=&#34;openai/gpt-4o-mini&#34;)" in note
     assert "api_base=&#34;http://127.0.0.1:8000/v1&#34;" in note
     assert set(tuner.textareas) == {"system", "source_judgement", "coverage", "reason"}
     assert tuner.textareas["coverage"].value == et.create_summarization_scorer().prompts["coverage"]
+    answers = [{"id": 1, "input": "q", "output": "Paris", "ground_truth": "Paris"}]
+    no_settings = PromptTuner(et.create_answer_similarity_scorer(), answers, sample=1)
+    assert "scores before and after" in no_settings.offline_note.value
+    assert no_settings.sliders == {}
+    assert "offline settings" not in no_settings.tabs.titles
+
+
+def test_the_offline_settings_tab_reruns_and_reports_the_agreement(
+    rows: list[dict[str, Any]],
+) -> None:
+    scorer = et.create_summarization_scorer()
+    tuner = PromptTuner(scorer, rows, labels="human_score", sample=16, n_bootstrap=0)
+    assert tuner.tabs.titles[0] == "offline settings"
+    specs = {spec.name: spec for spec in scorer.offline_setting_specs}
+    assert set(tuner.sliders) == set(specs)
+    for name, slider in tuner.sliders.items():
+        assert (slider.min, slider.max) == (specs[name].minimum, specs[name].maximum)
+        assert slider.value == getattr(scorer.offline_settings, name)
+
+    tuner.sliders["claim_support"].value = 1.0
+    tuner.sliders["answer_share"].value = 1.0
+    comparison = tuner.run_sync()
+
+    # The same run, by hand, with the settings the sliders now hold.
+    strict = scorer.with_offline_settings({"claim_support": 1.0, "answer_share": 1.0})
+    expected = et.run_evals(tuner._data, strict, progress=False)
+    by_item = {item.item_id: item.scorer_results["summarization"].score for item in expected}
+    assert comparison.set_index("item_id")["after"].to_dict() == pytest.approx(by_item)
+    assert (comparison["change"] != 0).any()
+    assert tuner.agreement is not None
+    assert list(tuner.agreement.metric) == ["spearman", "kendall", "pearson"]
+    assert (tuner.agreement.before != tuner.agreement.after).any()
+    status = tuner.status.value
+    assert "Changed settings: claim_support=1, answer_share=1." in status
+    assert "offline judge ignores prompts" not in status
+    assert tuner.export() == {}
+    assert tuner.exported_settings == {"claim_support": 1.0, "answer_share": 1.0}
+    assert "create_summarization_scorer(offline_settings=offline_settings)" in (
+        tuner.export_view.value
+    )
 
 
 def test_run_rescores_the_sample_and_shows_the_change_and_agreement(

@@ -72,6 +72,8 @@ class JudgedScorer(Scorer):
 
     #: The names :meth:`prepare` provides.
     prepared_values: ClassVar[frozenset[str]] = _ITEM_TEXTS
+    #: The offline judge's settings, None when the scorer's offline answers take none.
+    offline_settings: Any = None
 
     def __init__(
         self,

@@ -44,13 +44,43 @@ def _factory_name(scorer: Any) -> str:
 def offline_note_text(scorer: Any) -> str:
     """What the tuner says about a scorer judged by the offline judge."""
     factory = _factory_name(scorer)
+    models = (
+        f'create the scorer with a model, e.g. {factory}(model="openai/gpt-4o-mini"), or a '
+        f'local OpenAI-compatible server, e.g. {factory}(model="openai/<name>", '
+        'api_base="http://127.0.0.1:8000/v1").'
+    )
+    if getattr(scorer, "offline_setting_specs", ()):
+        return (
+            "This scorer uses the offline judge, which answers from the texts alone and ignores "
+            "prompts, but has settings: change them in the 'offline settings' tab and press "
+            f"Run to see the scores and the agreement move. To tune prompts, {models}"
+        )
     return (
         "This scorer uses the offline judge, which answers from the texts alone and ignores "
         "prompts: editing a template will not change any score, so Run will show the same "
-        "scores before and after. To tune prompts, create the scorer with a model, e.g. "
-        f'{factory}(model="openai/gpt-4o-mini"), or a local OpenAI-compatible server, e.g. '
-        f'{factory}(model="openai/<name>", api_base="http://127.0.0.1:8000/v1").'
+        f"scores before and after. To tune prompts, {models}"
     )
+
+
+def _slider(widgets: Any, spec: Any, value: float) -> Any:
+    """A slider over a setting's range, labelled with its name, its description as tooltip."""
+    if spec.type is int:
+        slider = widgets.IntSlider(value=int(value), min=int(spec.minimum), max=int(spec.maximum))
+    else:
+        slider = widgets.FloatSlider(
+            value=float(value),
+            min=spec.minimum,
+            max=spec.maximum,
+            step=0.05,
+            readout_format=".2f",
+        )
+    slider.description = spec.name
+    slider.description_allow_html = False
+    slider.tooltip = spec.description
+    slider.style = {"description_width": "150px"}
+    slider.layout = {"width": "480px"}
+    slider.add_class(f"evaltoolkit-setting-{spec.name}")
+    return slider
 
 
 def _sample(items: Sequence[DataItem], size: int, seed: int | None) -> list[DataItem]:
@@ -100,7 +130,10 @@ class PromptTuner(View):
     for ``create_*_scorer(prompts=...)``.
 
     The built-in offline judge ignores prompts; the tuner then says so, and how to switch to
-    a model, instead of pretending that edits matter.
+    a model, instead of pretending that edits matter. Where the offline judge has settings
+    (the summarization scorer's), an "offline settings" tab shows one slider per setting over
+    its range: Run rescores with the changed settings and compares, exactly as for prompts,
+    and Export writes them as ``offline_settings={...}``.
 
     Attributes:
         widget: The root container.
@@ -110,11 +143,13 @@ class PromptTuner(View):
         progress: Items scored in the current run.
         status: What the last run did.
         offline_note: The offline-judge notice (empty for a model judge).
+        sliders: One slider per offline setting, by name (empty for a model judge).
         results: The score change table and agreement table.
         export_view: The exported prompts.
         comparison: The last run's per-item comparison (DataFrame), None before a run.
         agreement: The last run's agreement before and after (DataFrame), None without labels.
-        exported: The last exported dict, None before an export.
+        exported: The last exported prompts, None before an export.
+        exported_settings: The last exported offline settings, None before an export.
         task: The task of the last run started inside an event loop.
 
     Example:
@@ -184,10 +219,17 @@ class PromptTuner(View):
         self.comparison: pd.DataFrame | None = None
         self.agreement: pd.DataFrame | None = None
         self.exported: dict[str, str] | None = None
+        self.exported_settings: dict[str, float] | None = None
         self.task: asyncio.Task[pd.DataFrame] | None = None
 
-        self.textareas: dict[str, Any] = {}
+        self.setting_specs = tuple(scorer.offline_setting_specs) if self.offline else ()
+        self.sliders: dict[str, Any] = {}
         pages = []
+        titles: list[str] = []
+        if self.setting_specs:
+            pages.append(self._settings_page(widgets))
+            titles.append("offline settings")
+        self.textareas: dict[str, Any] = {}
         descriptions = self._descriptions()
         for name, text in prompts.items():
             area = widgets.Textarea(value=text, rows=14, layout={"width": "98%"})
@@ -195,7 +237,8 @@ class PromptTuner(View):
             self.textareas[name] = area
             hint = widgets.HTML(value=str(esc(descriptions.get(name, ""))))
             pages.append(widgets.VBox([hint, area]))
-        self.tabs = widgets.Tab(children=pages, titles=list(prompts))
+            titles.append(name)
+        self.tabs = widgets.Tab(children=pages, titles=titles)
         self.run_button = widgets.Button(description="Run", button_style="primary", icon="play")
         self.export_button = widgets.Button(description="Export", icon="download")
         self.progress = widgets.IntProgress(
@@ -205,8 +248,9 @@ class PromptTuner(View):
         self.offline_note = widgets.HTML(
             value=str(note(offline_note_text(scorer), kind="warning")) if self.offline else ""
         )
+        first_step = "Change a setting" if self.setting_specs else "Edit a template"
         self.status = widgets.HTML(
-            value=str(esc("Edit a template, then press Run to compare the scores."))
+            value=str(esc(f"{first_step}, then press Run to compare the scores."))
         )
         self.results = widgets.HTML()
         self.export_view = widgets.HTML()
@@ -241,6 +285,27 @@ class PromptTuner(View):
                 f"but it holds {odd!r}"
             )
 
+    def _settings_page(self, widgets: Any) -> Any:
+        current = self.scorer.offline_settings
+        rows: list[Any] = [
+            widgets.HTML(
+                value=str(
+                    esc(
+                        "The offline judge's settings, each within its range; hover a name "
+                        "for what it does."
+                    )
+                )
+            )
+        ]
+        for spec in self.setting_specs:
+            slider = _slider(widgets, spec, getattr(current, spec.name))
+            self.sliders[spec.name] = slider
+            rows.append(slider)
+            rows.append(widgets.HTML(value=str(Markup(f"<small>{esc(spec.description)}</small>"))))
+        page = widgets.VBox(rows)
+        page.add_class("evaltoolkit-offline-settings")
+        return page
+
     def _descriptions(self) -> dict[str, str]:
         prompts = self.scorer.prompts
         described = prompts.describe()
@@ -261,8 +326,9 @@ class PromptTuner(View):
             drawn = "the first ones"
         else:
             drawn = f"drawn with seed {self._seed}"
+        what = "offline settings and prompts" if self.setting_specs else "prompts"
         text = (
-            f"Tuning the {self.scorer.id} prompts (judge: {judge}) on "
+            f"Tuning the {self.scorer.id} {what} (judge: {judge}) on "
             f"{len(self._data)} of {self._total_items} items ({drawn})."
         )
         if self._unreadable:
@@ -283,13 +349,24 @@ class PromptTuner(View):
             name: area.value for name, area in self.textareas.items() if area.value != current[name]
         }
 
+    def edited_settings(self) -> dict[str, float]:
+        """The offline settings whose slider differs from the scorer's, by name."""
+        current = getattr(self.scorer, "offline_settings", None)
+        return {
+            name: slider.value
+            for name, slider in self.sliders.items()
+            if current is None or slider.value != getattr(current, name)
+        }
+
     def tuned_scorer(self) -> JudgedScorer:
-        """The scorer with the edited templates.
+        """The scorer with the edited templates and, offline, the changed settings.
 
         Raises:
             ConfigurationError: An edited template lost a placeholder or uses an unknown one.
         """
-        return self.scorer.with_prompts(self.edited_prompts())
+        tuned = self.scorer.with_prompts(self.edited_prompts())
+        settings = self.edited_settings()
+        return tuned.with_offline_settings(settings) if settings else tuned
 
     def export(self) -> dict[str, str]:
         """Return (and show) the templates that differ from the scorer's defaults.
@@ -308,7 +385,28 @@ class PromptTuner(View):
             raise
         exported = tuned.prompts.changed
         self.exported = exported
+        self.exported_settings = self._changed_settings(tuned)
         factory = _factory_name(self.scorer)
+        if self.exported_settings:
+            code = (
+                "offline_settings = "
+                f"{pprint.pformat(self.exported_settings, width=96, sort_dicts=False)}\n"
+                f"scorer = {factory}(offline_settings=offline_settings)"
+            )
+            shown = join(
+                [
+                    Markup(
+                        "<div><b>Exported offline settings</b> (those that differ from the "
+                        "defaults):</div>"
+                    ),
+                    Markup(
+                        "<pre class='evaltoolkit-export' style='white-space:pre-wrap'>"
+                        f"{esc(code)}</pre>"
+                    ),
+                ]
+            )
+            self.export_view.value = str(shown)
+            return exported
         if exported:
             code = f"prompts = {pprint.pformat(exported, width=96, sort_dicts=False)}\n"
             code += f"scorer = {factory}(model=..., prompts=prompts)"
@@ -328,6 +426,18 @@ class PromptTuner(View):
             shown = note("Nothing to export: every template is the default one.")
         self.export_view.value = str(shown)
         return exported
+
+    @staticmethod
+    def _changed_settings(scorer: JudgedScorer) -> dict[str, float]:
+        settings = getattr(scorer, "offline_settings", None)
+        if settings is None:
+            return {}
+        defaults = type(settings)()
+        return {
+            spec.name: getattr(settings, spec.name)
+            for spec in scorer.offline_setting_specs
+            if getattr(settings, spec.name) != getattr(defaults, spec.name)
+        }
 
     def run(self) -> asyncio.Task[pd.DataFrame] | None:
         """Start a run, as the Run button does.
@@ -368,6 +478,7 @@ class PromptTuner(View):
             self.status.value = str(note(f"Not run: {error}", kind="error"))
             raise
         edited = list(self.edited_prompts())
+        settings = self.edited_settings()
         self.run_button.disabled = True
         self.results.value = ""
         runs = 1 if self._before is not None else 2
@@ -387,7 +498,7 @@ class PromptTuner(View):
                 if self.label_column
                 else None
             )
-            self.status.value = str(self._status_html(comparison, after, edited))
+            self.status.value = str(self._status_html(comparison, after, edited, settings))
             self.results.value = str(self._results_html(comparison))
             self.progress.bar_style = "success"
             return comparison
@@ -414,7 +525,11 @@ class PromptTuner(View):
         self.progress.description = f"{self.progress.value}/{self.progress.max}"
 
     def _status_html(
-        self, comparison: pd.DataFrame, after: EvalResult, edited: list[str]
+        self,
+        comparison: pd.DataFrame,
+        after: EvalResult,
+        edited: list[str],
+        settings: dict[str, float],
     ) -> Markup:
         changes = [value for value in comparison["change"].tolist() if not math.isnan(value)]
         changed = sum(1 for value in changes if abs(value) > _CHANGE_TOLERANCE)
@@ -427,16 +542,24 @@ class PromptTuner(View):
         if failed:
             text += f" {failed} items failed in one of the runs (no change computed)."
         text += f" Edited templates: {', '.join(edited) or 'none'}."
+        if self.setting_specs:
+            shown = ", ".join(f"{name}={value:g}" for name, value in settings.items())
+            text += f" Changed settings: {shown or 'none'}."
         parts: list[object] = [Markup(f"<div class='evaltoolkit-status'>{esc(text)}</div>")]
-        if self.offline:
+        if self.offline and not settings:
+            advice = (
+                "change its settings in the 'offline settings' tab, or use a model judge to "
+                "tune prompts"
+                if self.setting_specs
+                else "use a model judge to tune them"
+            )
             parts.append(
                 note(
-                    "Scores are unchanged because the offline judge ignores prompts; use a "
-                    "model judge to tune them.",
+                    f"Scores are unchanged because the offline judge ignores prompts; {advice}.",
                     kind="warning",
                 )
             )
-        else:
+        elif not self.offline:
             calls = [
                 call
                 for item in after
