@@ -188,7 +188,7 @@ def _check_report_and_leaderboard(notebook: Any, folder: Path) -> None:
     rows = [pattern.fullmatch(line) for line in lines]
     assert all(rows), lines
     judges = [row["judge"] for row in rows if row]
-    assert sorted(judges) == ["10 questions", "5 questions"]
+    assert sorted(judges) == ["default", "strict answers"]
     for row in rows:
         assert row is not None
         value = float(row["value"])
@@ -197,11 +197,11 @@ def _check_report_and_leaderboard(notebook: Any, folder: Path) -> None:
         assert row["metric"] == "spearman_per_group"
         assert int(row["scored"]) > 0
     board = _tagged_text(notebook, "leaderboard")
-    assert "5 questions" in board and "10 questions" in board
+    assert "default" in board and "strict answers" in board
     report = folder / "results" / "report_and_leaderboard.html"
     page = report.read_text(encoding="utf-8")
     assert "Judge leaderboard" in page
-    assert "Run: 5 questions" in page and "Run: 10 questions" in page
+    assert "Run: default" in page and "Run: strict answers" in page
     assert "wrote ../results/report_and_leaderboard.html" in _tagged_text(notebook, "report")
 
 
