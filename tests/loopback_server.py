@@ -58,6 +58,8 @@ class Action:
         usage: The ``usage`` object to return; None derives token counts from word counts.
         echo_header: For ``status``: a request header whose value replaces ``{header}`` in the
             error message (a provider quoting the credential it was sent).
+        finish_reason: For ``reply``: why the model stopped (default ``stop``, or
+            ``tool_calls``); ``length`` says the reply was cut at the token limit.
     """
 
     kind: ActionKind
@@ -68,6 +70,7 @@ class Action:
     delay_s: float | None = None
     usage: Mapping[str, int] | None = None
     echo_header: str | None = None
+    finish_reason: str | None = None
 
 
 def reply(
@@ -75,10 +78,11 @@ def reply(
     *,
     delay_s: float | None = None,
     usage: Mapping[str, int] | None = None,
+    finish_reason: str | None = None,
 ) -> Action:
     """A successful completion whose content is ``content`` (a mapping is sent as JSON text)."""
     text = json.dumps(content) if isinstance(content, Mapping) else content
-    return Action("reply", content=text, delay_s=delay_s, usage=usage)
+    return Action("reply", content=text, delay_s=delay_s, usage=usage, finish_reason=finish_reason)
 
 
 def tool_call_reply(arguments: Mapping[str, Any]) -> Action:
@@ -215,7 +219,8 @@ class _Handler(BaseHTTPRequestHandler):
                 {
                     "index": 0,
                     "message": message,
-                    "finish_reason": "tool_calls" if action.tool_arguments else "stop",
+                    "finish_reason": action.finish_reason
+                    or ("tool_calls" if action.tool_arguments else "stop"),
                 }
             ],
             "usage": usage,

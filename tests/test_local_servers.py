@@ -272,3 +272,27 @@ def test_the_negotiated_form_is_remembered_in_the_cache_key(
     assert first_run > 2 * len(ITEMS)
     assert loopback_server.requests_total == first_run  # every call came from the cache
     assert again.scores["answer-similarity"].scored == len(ITEMS)
+
+
+async def test_a_reply_cut_at_the_token_limit_is_repaired_with_that_reason(
+    loopback_server: LoopbackServer,
+) -> None:
+    loopback_server.enqueue(
+        reply('{"ok": true, "why": "because because because', finish_reason="length"),
+        reply({"ok": True, "why": "short"}),
+    )
+    judge = LiteLLMJudge(
+        "openai/local", api_base=loopback_server.url, api_key=PLANTED_API_KEY, cache=False
+    )
+    request = JudgeRequest(
+        step="verdict",
+        stage="analyze",
+        messages=({"role": "user", "content": "x"},),
+        schema={"type": "object", "properties": {"ok": {"type": "boolean"}}},
+    )
+
+    answer = await judge.complete(request)
+
+    assert answer.value == {"ok": True, "why": "short"}
+    repair = loopback_server.messages_of(1)[-1]["content"]
+    assert "reached the token limit (max_tokens)" in repair

@@ -21,7 +21,15 @@ from ._parse import ReplyProblem, parse_and_validate, repair_instructions
 from ._structured import FORMS, Form, prepare_messages, remember_form, remembered_form
 from ._types import JudgeRequest
 
-__all__ = ["Exchange", "FormRejected", "Forms", "answer_step", "reply_text", "usage_of"]
+__all__ = [
+    "Exchange",
+    "FormRejected",
+    "Forms",
+    "answer_step",
+    "finish_reason",
+    "reply_text",
+    "usage_of",
+]
 
 logger = logging.getLogger("evaltoolkit.judge")
 
@@ -155,7 +163,7 @@ async def answer_step(
         try:
             value = parse_and_validate(raw_reply, request.schema)
         except ReplyProblem as invalid:
-            problem = invalid
+            problem = _cut_off(invalid) if finish_reason(response) == "length" else invalid
             messages = [
                 *messages,
                 {"role": "assistant", "content": raw_reply or ""},
@@ -166,13 +174,29 @@ async def answer_step(
     raise JudgeReplyError(
         f"judge step {request.step!r}: {forms.model!r} gave no reply matching the step's JSON "
         f"schema in {tally.attempts} attempts; last problem: {problem}. Try a stronger model, "
-        "raise max_repairs, or check the prompt asks for this JSON",
+        "raise max_repairs or max_tokens, or check the prompt asks for this JSON",
         step=request.step,
         raw_reply=raw_reply,
         attempts=tally.attempts,
         usage=tally.usage(),
         cost=tally.cost(),
     )
+
+
+def _cut_off(problem: ReplyProblem) -> ReplyProblem:
+    return ReplyProblem(
+        "the reply reached the token limit (max_tokens) before its JSON was complete; reply "
+        f"again with a shorter JSON object ({problem})"
+    )
+
+
+def finish_reason(response: Any) -> str | None:
+    """Why the model stopped: ``"stop"``, ``"length"`` (the token limit), ... or None."""
+    try:
+        reason = response.choices[0].finish_reason
+    except (AttributeError, IndexError, KeyError, TypeError):
+        return None
+    return reason if isinstance(reason, str) else None
 
 
 def reply_text(response: Any) -> str | None:
