@@ -167,7 +167,7 @@ async def answer_step(
             messages = [
                 *messages,
                 {"role": "assistant", "content": raw_reply or ""},
-                {"role": "user", "content": repair_instructions(invalid, request.schema)},
+                {"role": "user", "content": repair_instructions(problem, request.schema)},
             ]
             continue
         return Exchange(value, raw_reply, form, tally.attempts, tally.usage(), tally.cost())
