@@ -163,8 +163,8 @@ def test_a_passive_that_swaps_who_does_what_is_unsupported() -> None:
 
 
 def test_a_splice_across_another_verb_is_unsupported() -> None:
-    source = "Seven games involving Nimes were investigated after Conrad was arrested last November."
-    spliced = _claims("Seven games involving Nimes were arrested last November.", source)[0]
+    source = "Seven games involving Nimes were investigated after Conrad was arrested last year."
+    spliced = _claims("Seven games involving Nimes were arrested last year.", source)[0]
     assert spliced["supported"] is False
     assert 'does not put "Nimes" and "arrested" together' in spliced["reason"]
     kept = _claims("Seven games involving Nimes were investigated.", source)[0]
