@@ -143,6 +143,55 @@ def test_a_paraphrase_may_reorder_words_inside_a_phrase_but_not_swap_roles() -> 
     assert _claims("Swansea beat Swansea on Saturday.", source)[0]["supported"] is False
 
 
+def test_active_and_passive_voice_state_the_same_fact() -> None:
+    source = "The company was founded in 1995 by John Smith in Seattle."
+    active = _claims("John Smith founded the company in 1995.", source)[0]
+    assert active["supported"] is True, active["reason"]
+    passive = _claims("The company was founded by John Smith.", "John Smith founded the company.")
+    assert passive[0]["supported"] is True, passive[0]["reason"]
+
+
+def test_a_passive_that_swaps_who_does_what_is_unsupported() -> None:
+    source = "The company was founded in 1995 by John Smith in Seattle."
+    swapped = _claims("John Smith was founded by the company.", source)[0]
+    assert swapped["supported"] is False
+    assert 'swaps who does what in "founded"' in swapped["reason"]
+    beaten = _claims("The Foxes were beaten by Swansea.", "The Foxes beat Swansea on Saturday.")
+    assert beaten[0]["supported"] is False
+    right = _claims("Swansea were beaten by the Foxes.", "The Foxes beat Swansea on Saturday.")
+    assert right[0]["supported"] is True
+
+
+def test_a_splice_across_another_verb_is_unsupported() -> None:
+    source = "Seven games involving Nimes were investigated after Conrad was arrested last year."
+    spliced = _claims("Seven games involving Nimes were arrested last year.", source)[0]
+    assert spliced["supported"] is False
+    assert 'does not put "Nimes" and "arrested" together' in spliced["reason"]
+    kept = _claims("Seven games involving Nimes were investigated.", source)[0]
+    assert kept["supported"] is True, kept["reason"]
+
+
+def test_a_splice_that_drops_a_modifier_or_moves_an_aside_stays_supported() -> None:
+    source = (
+        "Usain Bolt will compete at the relay championship on May 2 as part of the team. "
+        "The study, led by Dr. Tomas Lindqvist, followed 120 colonies over three summers."
+    )
+    dropped = _claims("Usain Bolt will compete on May 2 as part of the team.", source)[0]
+    assert dropped["supported"] is True, dropped["reason"]
+    moved = _claims("The study followed 120 colonies led by Dr. Tomas Lindqvist.", source)[0]
+    assert moved["supported"] is True, moved["reason"]
+
+
+def test_a_negation_bears_only_on_the_words_next_to_it() -> None:
+    source = "Tina Fey's new show is getting a lot of attention, not all of it good."
+    kept = _claims("Tina Fey's new show is getting a lot of attention.", source)[0]
+    assert kept["supported"] is True, kept["reason"]
+    source = "Migrants must prove they have not committed a crime in the previous ten years."
+    flipped = _claims("Migrants must prove they have committed a crime.", source)[0]
+    assert flipped["supported"] is False
+    assert "the source negates it" in flipped["reason"]
+
+
 def test_dates_in_different_forms_are_the_same_date() -> None:
     day_first = [t.norm for t in tokenize("from the first of June")]
     month_first = [t.norm for t in tokenize("from June 1")]
@@ -300,7 +349,8 @@ def test_settings_change_the_verdicts_in_the_documented_direction() -> None:
     source = (
         "Seven games involving Nimes were investigated after Conrad was arrested last November."
     )
-    claim = "Seven games involving Nimes were arrested last November."
+    # Not a splice of two copied runs (that is caught whatever the gaps): the gaps decide.
+    claim = "Nimes games were arrested last November."
     tolerant = SummarizationOfflineSettings(phrase_gap=6, verb_gap=10)
     strict = SummarizationOfflineSettings(phrase_gap=0, verb_gap=0)
     assert judge_source(source, claim, 0, settings=tolerant)["claims"][0]["supported"] is True

@@ -25,7 +25,10 @@ Contradictions, each decisive and each quoted in the reason:
   time that differs ("a week" where it says "48 hours"; "two days" for "48 hours" is the same
   span);
 - a capitalised name the document never mentions;
-- a negation that the claim and the clause of the evidence restating it disagree on, or one
+- a negation that the claim and the clause of the evidence restating it disagree on (a
+  negation in the source bears on the claim's words within ``NEGATION_SCOPE`` words of them
+  and with no comma between: "a lot of attention, not all of it good" does not negate the
+  attention), or one
   next to the claim's verb in a clause elsewhere that restates the whole claim ("has erupted"
   where the source says "an eruption is not certain");
 - a comparison the evidence does not make ("larger than");
@@ -36,7 +39,17 @@ Contradictions, each decisive and each quoted in the reason:
   investigated after Conrad was arrested"; "Swansea beat the Foxes" from "The Foxes beat
   Swansea"; a passive, "was raised" or "led by", may swap the sides). Words of an aside set
   off by commas between them do not count, and two words the source never has in one
-  sentence are not checked (a claim may fuse two sentences).
+  sentence are not checked (a claim may fuse two sentences). Where the claim copies the
+  sentence on both sides of the two words (two words or more each) and splices the copies,
+  the sentence must have no verb between them in one comma-delimited part ("Seven games
+  involving Nimes were | arrested last November" from "... were investigated after Conrad was
+  arrested last November"); dropping modifiers ("compete [at the relay championship] on May
+  2") and moving an aside stay supported;
+- a verb whose doer and undergoer the claim swaps, read in either voice: the words before an
+  active verb act on those after it, the words before a passive one ("was founded", "capped
+  ... by") undergo it and those after its "by" act ("John Smith was founded by the company"
+  from "The company was founded in 1995 by John Smith"; "John Smith founded the company" is
+  the same fact).
 
 Cost: the evidence is looked for among the sentences that share the claim's most specific
 words, at most ``EVIDENCE_CANDIDATES`` of them, and each check reads at most
@@ -52,17 +65,19 @@ from itertools import islice, pairwise
 from typing import Any
 
 from ._document import (
+    ASIDE_BREAK_RE,
     SourceDocument,
     TextUnit,
     analyse_source,
     base_stem,
     excerpt,
     is_negated,
+    verbs_between,
     words_apart,
 )
 from ._facts import REPORTING_VERBS
 from ._settings import SummarizationOfflineSettings
-from ._text import split_clauses, split_sentences, tokenize, word_set
+from ._text import AUXILIARIES, Token, split_clauses, split_sentences, stem, tokenize, word_set
 
 # A summary clause needs this many content words to stand as a claim of its own.
 CLAIM_MIN_CONTENT = 2
@@ -77,6 +92,8 @@ NUMBER_SLOT_WORDS = 2
 # The evidence's own words (not what it refers to) hold at least this share of the claim's
 # names, numbers and nouns.
 OWN_SHARE = 0.5
+# How many words after a passive verb its "by" may come ("founded in 1995 by John Smith").
+AGENT_WINDOW = 8
 # Cost bounds (not tuned: they only cap the work on very long sources).
 EVIDENCE_CANDIDATES = 8
 SENTENCES_PER_CHECK = 16
@@ -95,6 +112,9 @@ _HOURS_PER_UNIT = {
     "decade": 87600.0,
 }
 _ONE = word_set("a an one")
+REPORTING_STEMS = frozenset(stem(word) for word in REPORTING_VERBS)
+_BE_FORMS = word_set("is are was were be been being")
+_DETERMINERS = word_set("a an the this that these those his her its their our my your")
 
 
 @dataclass(frozen=True)
@@ -316,7 +336,7 @@ def _negation_flip(claim: TextUnit, evidence: _Evidence, document: SourceDocumen
         clause = max(restating, key=lambda found: found[0])[1]
         if negated and not is_negated(clause):
             return f'the claim is negated but the source is not ("{excerpt(clause.text)}")'
-        if is_negated(clause) and not negated:
+        if not negated and _negation_on_claim(clause, claim):
             return f'the source negates it ("{excerpt(clause.text)}")'
     if negated:
         return None
@@ -344,6 +364,29 @@ def _negation_flip(claim: TextUnit, evidence: _Evidence, document: SourceDocumen
     return None
 
 
+def _negation_on_claim(clause: TextUnit, claim: TextUnit) -> bool:
+    """Whether a negation in the clause bears on a word the claim shares: one within
+    ``NEGATION_SCOPE`` words of it with no comma or other break between them ("a lot of
+    attention, not all of it good" does not negate the attention; "No 1" is a rank)."""
+    tokens = clause.tokens
+    stems = {base_stem(stem) for stem in claim.stems}
+    for index, token in enumerate(tokens):
+        if not token.is_negation:
+            continue
+        if token.norm == "no" and index + 1 < len(tokens) and tokens[index + 1].is_number:
+            continue
+        for other in range(max(0, index - NEGATION_SCOPE), index + NEGATION_SCOPE + 1):
+            if other == index or other >= len(tokens):
+                continue
+            near = tokens[other]
+            if not near.is_content or base_stem(near.stem) not in stems:
+                continue
+            start, end = (near.end, token.start) if other < index else (token.end, near.start)
+            if not ASIDE_BREAK_RE.search(clause.text, start, end):
+                return True
+    return False
+
+
 def _negates_predicate(clause: TextUnit, predicates: set[str]) -> bool:
     """Whether a negation in the clause stands next to one of the claim's predicate words."""
     tokens = clause.tokens
@@ -363,24 +406,49 @@ def _joined_apart(
     Names, nouns and numbers may swap places within the gap ("a 4 percent pay rise", "a pay
     rise of 4 percent"); a verb keeps its neighbours on their side, unless the claim or the
     source puts it in the passive ("was raised", "led by"), which swaps them.
+
+    Where the claim copies the sentence on both sides of the two words and joins the copies
+    (a splice: "Seven games involving Nimes were | arrested last November"), the sentence
+    must have no verb between the two words, in one comma-delimited part of it ("Nimes were
+    investigated after Conrad was arrested" does not give "Nimes were arrested"). Where the
+    two words are in different parts of the sentence, an aside has moved ("The researchers,
+    led by X, followed 120 colonies": "a study of 120 colonies led by X"), and the gaps alone
+    apply.
     """
-    words = [(position, token) for position, token in enumerate(claim.tokens) if token.is_content]
+    tokens = claim.tokens
+    words = [(position, token) for position, token in enumerate(tokens) if token.is_content]
     claim_passive = dict(zip((position for position, _ in words), claim.passive, strict=True))
     for (left_position, left), (right_position, right) in pairwise(words):
         if left.stem == right.stem:
             continue
         verbs = [p for p in (left_position, right_position) if p in claim.light_positions]
         allowed = 1 + (settings.verb_gap if verbs else settings.phrase_gap)
-        verb_stems = {claim.tokens[position].stem for position in verbs}
+        verb_stems = {tokens[position].stem for position in verbs}
         either_order = not verbs or any(claim_passive[position] for position in verbs)
+        junction = tokens[left_position : right_position + 1]
+        before = tokens[max(0, left_position - 1) : left_position + 1]
+        after = tokens[right_position : right_position + 2]
         apart: TextUnit | None = None
         for index in _sentences_with_both(left.stem, right.stem, document):
             sentence = document.sentences[index]
+            if sentence.has_run(junction):
+                apart = None
+                break
+            splice = (
+                len(before) == 2
+                and len(after) == 2
+                and sentence.has_run(before)
+                and sentence.has_run(after)
+            )
             phrases, passive = sentence.phrases, sentence.passive
             lefts = [i for i, (stem, _) in enumerate(phrases) if stem == left.stem]
             rights = [i for i, (stem, _) in enumerate(phrases) if stem == right.stem]
             if any(
-                words_apart(phrases, min(first, second), max(first, second)) <= allowed
+                (
+                    verbs_between(sentence, min(first, second), max(first, second)) == 0
+                    if splice and phrases[first][1] == phrases[second][1]
+                    else words_apart(phrases, min(first, second), max(first, second)) <= allowed
+                )
                 for first in lefts
                 for second in rights
                 if second > first
@@ -395,6 +463,80 @@ def _joined_apart(
                 f'the source does not put "{left.surface}" and "{right.surface}" together '
                 f'as the claim does ("{excerpt(apart.text)}")'
             )
+    return None
+
+
+def _noun_phrase(
+    tokens: tuple[Token, ...], start: int, step: int, light: frozenset[int]
+) -> frozenset[str]:
+    """The stems of the run of names and nouns next to ``start`` (going by ``step``), past
+    determiners; empty where another word comes first."""
+    found: list[str] = []
+    index = start
+    while 0 <= index < len(tokens):
+        token = tokens[index]
+        if token.is_content and index not in light and not token.is_negation:
+            found.append(token.stem)
+        elif found or token.norm not in _DETERMINERS:
+            break
+        index += step
+    return frozenset(found)
+
+
+def _roles(unit: TextUnit, verb: str) -> list[tuple[frozenset[str], frozenset[str]]]:
+    """Who does and who undergoes each use of a verb in a text: (agent, patient), each the
+    stems of a run of names and nouns. Active: the words before the verb act on those after
+    it ("John Smith founded the company"); passive: the words before it undergo, those after
+    "by" act ("The company was founded in 1995 by John Smith")."""
+    tokens, light = unit.tokens, unit.light_positions
+    found: list[tuple[frozenset[str], frozenset[str]]] = []
+    for position in sorted(light):
+        if tokens[position].stem != verb:
+            continue
+        before = position - 1
+        while before >= 0 and (
+            tokens[before].norm in AUXILIARIES or tokens[before].is_negation or before in light
+        ):
+            before -= 1
+        subject = _noun_phrase(tokens, before, -1, light)
+        by = next(
+            (
+                index
+                for index in range(position + 1, min(len(tokens), position + 1 + AGENT_WINDOW))
+                if tokens[index].norm == "by" or index in light
+            ),
+            None,
+        )
+        by = by if by is not None and tokens[by].norm == "by" else None
+        after_be = position > 0 and tokens[position - 1].norm in _BE_FORMS
+        after_auxiliary = position > 0 and tokens[position - 1].norm in AUXILIARIES
+        if after_be or (by is not None and not after_auxiliary):
+            # Passive ("was founded by", "capped 25 times by Brazil"): the words before
+            # undergo, the words after "by" act.
+            agent = _noun_phrase(tokens, by + 1, 1, light) if by is not None else frozenset()
+            found.append((agent, subject))
+        else:
+            found.append((subject, _noun_phrase(tokens, position + 1, 1, light)))
+    return found
+
+
+def _swapped_roles(claim: TextUnit, evidence: TextUnit) -> str | None:
+    """A verb whose doer and undergoer the claim swaps, in either voice: "John Smith was
+    founded by the company" from "The company was founded by John Smith"."""
+    for verb in sorted({claim.tokens[p].stem for p in claim.light_positions}):
+        if verb not in evidence.stems:
+            continue
+        if verb in REPORTING_STEMS:
+            continue
+        source = [(a, p) for a, p in _roles(evidence, verb) if a and p]
+        for agent, patient in _roles(claim, verb):
+            if not (agent and patient):
+                continue
+            same = any(agent & a or patient & p for a, p in source)
+            swapped = any(agent & p or patient & a for a, p in source)
+            if swapped and not same:
+                surface = next(t.surface for t in claim.tokens if t.stem == verb)
+                return f'the claim swaps who does what in "{surface}"'
     return None
 
 
@@ -579,6 +721,7 @@ def judge_claim(
         _comparison_problem(claim, evidence),
         _negation_flip(claim, evidence, document),
         _joined_apart(claim, document, settings),
+        _swapped_roles(claim, evidence.unit),
     ):
         if problem:
             problems.append(problem)

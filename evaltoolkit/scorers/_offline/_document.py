@@ -15,7 +15,7 @@ _BE_FORMS = frozenset({"is", "are", "was", "were", "be", "been", "being"})
 # Derivational endings that turn a verb into a noun ("erupt" -> "eruption").
 _NOUN_ENDINGS = ("ation", "ition", "ment", "ion")
 # Punctuation that sets off an aside inside a sentence: ", who led the project ,", "( file photo )".
-_ASIDE_BREAK_RE = re.compile(r",|\(|\)|\[|\]|--|\s-\s|;|:")
+ASIDE_BREAK_RE = re.compile(r",|\(|\)|\[|\]|--|\s-\s|;|:")
 # Sentences before a source sentence whose names a pronoun in it may refer to.
 CONTEXT_SENTENCES = 2
 
@@ -124,12 +124,27 @@ class TextUnit:
         found: list[tuple[str, int]] = []
         part, previous_end = 0, 0
         for token in self.tokens:
-            if _ASIDE_BREAK_RE.search(self.text, previous_end, token.start):
+            if ASIDE_BREAK_RE.search(self.text, previous_end, token.start):
                 part += 1
             previous_end = token.end
             if token.is_content:
                 found.append((token.stem, part))
         return tuple(found)
+
+    @cached_property
+    def phrase_light(self) -> tuple[bool, ...]:
+        """For each of its content words (as in :attr:`phrases`), whether it is a verb or adverb."""
+        light = self.light_positions
+        return tuple(i in light for i, token in enumerate(self.tokens) if token.is_content)
+
+    @cached_property
+    def norm_text(self) -> str:
+        """Its tokens' canonical forms, each between spaces: to find a run of its words."""
+        return " " + " ".join(token.norm for token in self.tokens) + " "
+
+    def has_run(self, tokens: tuple[Token, ...]) -> bool:
+        """Whether the text has these words one after the other (in canonical form)."""
+        return " " + " ".join(token.norm for token in tokens) + " " in self.norm_text
 
     @cached_property
     def passive(self) -> tuple[bool, ...]:
@@ -170,6 +185,29 @@ def words_apart(phrases: tuple[tuple[str, int], ...], first: int, second: int) -
     """
     parts = {phrases[first][1], phrases[second][1]}
     return 1 + sum(1 for index in range(first + 1, second) if phrases[index][1] in parts)
+
+
+def verbs_between(unit: TextUnit, first: int, second: int) -> int:
+    """How many verbs or adverbs lie between two content words of a sentence, outside an aside.
+
+    Args:
+        unit: A sentence.
+        first: The position of the first word in its :attr:`TextUnit.phrases`.
+        second: The position of the second word, after the first.
+
+    Returns:
+        0 when no verb or adverb stands between them.
+
+    Example:
+        >>> unit = TextUnit.of("Games involving Nimes were investigated after Conrad was arrested.")
+        >>> verbs_between(unit, 2, 5), verbs_between(unit, 4, 5)
+        (1, 0)
+    """
+    phrases, light = unit.phrases, unit.phrase_light
+    parts = {phrases[first][1], phrases[second][1]}
+    return sum(
+        1 for index in range(first + 1, second) if light[index] and phrases[index][1] in parts
+    )
 
 
 def is_negated(unit: TextUnit) -> bool:
