@@ -318,12 +318,36 @@ _PROSE_PIECES = [
 _PROSE = st.lists(st.sampled_from(_PROSE_PIECES), max_size=60).map("".join)
 
 
+def _reference_sentences(text: str) -> list[str]:
+    """The sentence splitter as first written (quadratic): the oracle of the linear one."""
+    sentences: list[str] = []
+    start = 0
+    for match in text_module._SENTENCE_END_RE.finditer(text):
+        stop = match.start()
+        before = text[start:stop].rstrip()
+        last_word = before.split()[-1].lower() if before.split() else ""
+        if text[stop : stop + 1] == "." and (
+            last_word.rstrip(".") in text_module._ABBREVIATIONS
+            or (len(last_word) == 1 and last_word.isalpha())
+            or "." in last_word
+        ):
+            continue
+        piece = text[start : match.end()].strip()
+        if piece:
+            sentences.append(piece)
+        start = match.end()
+    tail = text[start:].strip()
+    if tail:
+        sentences.append(tail)
+    return [sentence for sentence in sentences if any(ch.isalnum() for ch in sentence)]
+
+
 @settings(max_examples=300, deadline=None)
 @given(_PROSE)
 def test_linear_sentence_and_clause_splitting_equals_the_shared_functions(text: str) -> None:
     from evaltoolkit.scorers._offline import _answer_text
 
-    assert _answer_text.split_sentences(text) == text_module.split_sentences(text)
+    assert text_module.split_sentences(text) == _reference_sentences(text)
     for sentence in text_module.split_sentences(text):
         for min_content in (0, 1, 3):
             clauses = _answer_text.clauses_with_words(sentence, min_content)

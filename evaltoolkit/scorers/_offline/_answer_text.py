@@ -1,9 +1,8 @@
 """Text helpers of the offline answer-similarity judge, each linear in the length of its text.
 
-- :func:`split_sentences` and :func:`split_clauses` give exactly what the functions of the same
-  name in ``_text`` give, in time linear in the text: those rescan a sentence's text from its
-  start at every full stop they skip ("Dr.", "J.") and copy a clause again each time a short
-  piece is glued onto it, which is quadratic on a page of initials or of one-word list items.
+- :func:`clauses_with_words` gives the clauses ``_text.split_clauses`` gives, each with
+  whether it holds a word, in time linear in the text (``split_clauses`` copies a clause again
+  each time a short piece is glued onto it, quadratic on a page of one-word list items).
 - :func:`text_tokens` tokenizes without keeping long texts alive in the shared token cache.
 - :func:`cap_unit` cuts a run-on unit into pieces of at most :data:`MAX_UNIT_WORDS` words
   and :data:`MAX_UNIT_CHARS` characters.
@@ -20,10 +19,8 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from ._text import (
-    _ABBREVIATIONS,
     _CLAUSE_BREAK_RE,
     _NUMBER_RE,
-    _SENTENCE_END_RE,
     HEDGES,
     STOPWORDS,
     Token,
@@ -137,69 +134,6 @@ def fold(text: str) -> str:
         'the answer'
     """
     return " ".join(text.casefold().split())
-
-
-def _last_word_before(text: str, start: int, stop: int) -> str:
-    """The last whitespace-separated word of ``text[start:stop]``, lower-cased ("" if none)."""
-    end = stop
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    begin = end
-    while begin > start and not text[begin - 1].isspace():
-        begin -= 1
-    return text[begin:end].lower()
-
-
-def split_sentences(text: str) -> list[str]:
-    """Split text into sentences, as ``_text.split_sentences`` does, in linear time.
-
-    Args:
-        text: Any text.
-
-    Returns:
-        Non-empty, stripped sentences in order.
-
-    Example:
-        >>> split_sentences("Dr. Smith came. He left!")
-        ['Dr. Smith came.', 'He left!']
-    """
-    sentences: list[str] = []
-    start = 0
-    for match in _SENTENCE_END_RE.finditer(text):
-        stop = match.start()
-        if text[stop : stop + 1] == ".":
-            last_word = _last_word_before(text, start, stop)
-            if (
-                last_word.rstrip(".") in _ABBREVIATIONS
-                or (len(last_word) == 1 and last_word.isalpha())
-                or "." in last_word
-            ):
-                continue
-        piece = text[start : match.end()].strip()
-        if piece:
-            sentences.append(piece)
-        start = match.end()
-    tail = text[start:].strip()
-    if tail:
-        sentences.append(tail)
-    return [sentence for sentence in sentences if any(ch.isalnum() for ch in sentence)]
-
-
-def split_clauses(sentence: str, min_content: int = 3) -> list[str]:
-    """Split a sentence into clauses, as ``_text.split_clauses`` does, in linear time.
-
-    Args:
-        sentence: One sentence.
-        min_content: The fewest content words a piece may have to stand alone.
-
-    Returns:
-        The clauses in order.
-
-    Example:
-        >>> split_clauses("The press spread across Europe, and it changed publishing forever")
-        ['The press spread across Europe', 'and it changed publishing forever']
-    """
-    return [clause for clause, _ in clauses_with_words(sentence, min_content)]
 
 
 def clauses_with_words(sentence: str, min_content: int = 3) -> list[tuple[str, bool]]:

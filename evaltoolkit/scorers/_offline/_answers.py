@@ -68,11 +68,10 @@ from ._answer_text import (
     clauses_with_words,
     is_content,
     is_value,
-    split_sentences,
     text_tokens,
 )
 from ._answer_words import WordIndex
-from ._text import HEDGES, MONTH_NAMES, Token
+from ._text import HEDGES, MONTH_NAMES, Token, split_sentences
 
 __all__ = [
     "MAX_TEXT_CHARS",

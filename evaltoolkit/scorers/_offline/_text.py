@@ -403,8 +403,23 @@ def content_stems(text: str) -> list[str]:
 _SENTENCE_END_RE = re.compile(r"[.!?]+['\")\]]*\s+|\n\s*\n+|\n(?=\s*[-*•\d])")
 
 
+def _last_word_before(text: str, start: int, stop: int) -> str:
+    """The last whitespace-separated word of ``text[start:stop]``, lower-cased ("" if none).
+
+    Read backwards from ``stop``, so that a text of many skipped stops (initials, "u.s.")
+    is still split in linear time.
+    """
+    end = stop
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    begin = end
+    while begin > start and not text[begin - 1].isspace():
+        begin -= 1
+    return text[begin:end].lower()
+
+
 def split_sentences(text: str) -> list[str]:
-    """Split text into sentences.
+    """Split text into sentences, in time linear in its length.
 
     Works on plain, tokenized (" . ") and lower-cased text: a sentence ends at ".", "!" or "?"
     followed by space, unless the word before the stop is a known abbreviation, a single
@@ -420,14 +435,14 @@ def split_sentences(text: str) -> list[str]:
     start = 0
     for match in _SENTENCE_END_RE.finditer(text):
         stop = match.start()
-        before = text[start:stop].rstrip()
-        last_word = before.split()[-1].lower() if before.split() else ""
-        if text[stop : stop + 1] == "." and (
-            last_word.rstrip(".") in _ABBREVIATIONS
-            or (len(last_word) == 1 and last_word.isalpha())
-            or "." in last_word
-        ):
-            continue
+        if text[stop : stop + 1] == ".":
+            last_word = _last_word_before(text, start, stop)
+            if (
+                last_word.rstrip(".") in _ABBREVIATIONS
+                or (len(last_word) == 1 and last_word.isalpha())
+                or "." in last_word
+            ):
+                continue
         piece = text[start : match.end()].strip()
         if piece:
             sentences.append(piece)
