@@ -137,7 +137,7 @@ def fold(text: str) -> str:
 
 
 def clauses_with_words(sentence: str, min_content: int = 3) -> list[tuple[str, bool]]:
-    """The clauses of :func:`split_clauses`, each with whether it has any word token.
+    """The clauses of ``_text.split_clauses``, each with whether it has any word token.
 
     Tokenizing the pieces once tells both how to glue them and which clauses have words.
 
