@@ -31,6 +31,7 @@ from loopback_server import LoopbackServer, reply
 import evaltoolkit as et
 from evaltoolkit import _distributed
 from evaltoolkit._datasets import read_table
+from evaltoolkit.cli import main
 from evaltoolkit.errors import ConfigurationError, MissingDependencyError
 from evaltoolkit.judge._shards import shard_dir
 from evaltoolkit.meta import load_summeval
@@ -360,6 +361,75 @@ def _shard_names(client: Any) -> list[str]:
     return list(client.run(lambda dask_worker: _distributed.shard_name(dask_worker)).values())
 
 
+# -- the command line -------------------------------------------------------------------------
+
+
+def test_the_cli_scores_on_a_scheduler(
+    cluster: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "scored.parquet"
+
+    status = main(
+        [
+            "run",
+            str(DATA / "demo_answers.jsonl"),
+            "--scorer",
+            "textual-difference",
+            "--scheduler",
+            cluster.scheduler.address,
+            "--out",
+            str(out),
+            "--no-progress",
+        ]
+    )
+
+    assert status == 0
+    assert "16 items" in capsys.readouterr().out
+    expected = et.run_evals(
+        DATA / "demo_answers.jsonl", et.create_textual_difference_scorer(), progress=False
+    )
+    written = pd.read_parquet(out).drop(columns=["latency_s", "run_id"])
+    pd.testing.assert_frame_equal(written, _comparable(expected), check_dtype=False)
+
+
+def test_the_cli_starts_a_local_cluster_of_worker_processes(
+    cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started: list[dict[str, Any]] = []
+
+    class ReuseTheModuleCluster:
+        """Stands in for LocalCluster, recording how it was asked for (starting one is slow)."""
+
+        def __init__(self, **options: Any) -> None:
+            started.append(options)
+            self.scheduler_address = cluster.scheduler.address
+
+        def __enter__(self) -> str:
+            return self.scheduler_address
+
+        def __exit__(self, *exc: object) -> None:
+            pass
+
+    monkeypatch.setattr(distributed, "LocalCluster", ReuseTheModuleCluster)
+
+    status = main(
+        [
+            "run",
+            str(DATA / "demo_answers.jsonl"),
+            "--scorer",
+            "textual-difference",
+            "--workers",
+            "2",
+            "--no-progress",
+        ]
+    )
+
+    assert status == 0
+    assert started == [
+        {"n_workers": 2, "threads_per_worker": 1, "processes": True, "dashboard_address": None}
+    ]
+
+
 # -- without Dask ------------------------------------------------------------------------------
 
 
@@ -379,6 +449,23 @@ def test_without_dask_a_cluster_run_says_what_to_install() -> None:
         )
 
 
+@pytest.mark.usefixtures("without_dask")
+def test_without_dask_the_cli_says_what_to_install(capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(
+        [
+            "run",
+            str(DATA / "demo_answers.jsonl"),
+            "--scorer",
+            "textual-difference",
+            "--workers",
+            "2",
+        ]
+    )
+
+    assert status == 2
+    assert INSTALL_HINT in capsys.readouterr().err
+
+
 def test_cluster_options_without_a_cluster_are_refused() -> None:
     items = [{"input": "a", "output": "b"}]
     scorer = et.create_textual_difference_scorer()
@@ -387,6 +474,19 @@ def test_cluster_options_without_a_cluster_are_refused() -> None:
         et.run_evals(items, scorer, total_concurrency=4)
     with pytest.raises(ConfigurationError, match="apply to a Dask DataFrame"):
         et.score_frame(pd.DataFrame(items), scorer, meta=pd.DataFrame())
+    assert (
+        main(
+            [
+                "run",
+                str(DATA / "demo_answers.jsonl"),
+                "--scorer",
+                "textual-difference",
+                "--total-concurrency",
+                "4",
+            ]
+        )
+        == 2
+    )
 
 
 def test_run_evals_points_a_dask_frame_to_score_frame() -> None:
