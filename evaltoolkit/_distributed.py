@@ -587,16 +587,8 @@ async def arun_on_cluster(
         ground_truth_field=ground_truth_field,
         id_field=id_field,
     )
-    cluster = await asyncio.to_thread(_as_client, client)
-    threads = await asyncio.to_thread(_cluster_threads, cluster)
-    run = _ClusterRun(
-        cluster,
-        items,
-        _Job(dict(scorers), target),
-        concurrency=_per_task_concurrency(concurrency, total_concurrency, threads),
-        partition_size=_partition_size(len(items), threads, partition_size),
-        progress=progress,
-    )
+    _per_task_concurrency(concurrency, total_concurrency, 1)  # bad values fail before connecting
+    _check_count("partition_size", partition_size, optional=True)
     loop = asyncio.get_running_loop()
 
     async def notify_all(chunk: list[ItemResult]) -> None:
@@ -608,13 +600,26 @@ async def arun_on_cluster(
         if on_item_complete is not None:
             asyncio.run_coroutine_threadsafe(notify_all(chunk), loop).result()
 
+    cluster = await asyncio.to_thread(_as_client, client)
     try:
-        finished = await asyncio.to_thread(run.collect, notify)
-    except asyncio.CancelledError:
-        run.cancel()
-        raise
+        threads = await asyncio.to_thread(_cluster_threads, cluster)
+        # Off the event loop: pickling the job and handing out the partitions take time.
+        run = await asyncio.to_thread(
+            _ClusterRun,
+            cluster,
+            items,
+            _Job(dict(scorers), target),
+            concurrency=_per_task_concurrency(concurrency, total_concurrency, threads),
+            partition_size=_partition_size(len(items), threads, partition_size),
+            progress=progress,
+        )
+        try:
+            finished = await asyncio.to_thread(run.collect, notify)
+        except asyncio.CancelledError:
+            run.cancel()
+            raise
     finally:
-        if cluster is not client:
+        if cluster is not client:  # a client made here from an address
             await asyncio.to_thread(cluster.close)
     return EvalResult(
         items=finished,

@@ -272,6 +272,27 @@ def test_run_evals_on_the_cluster_equals_one_process(cluster: Any) -> None:
     assert "item 'qa-5': field 'output' is int" in errors[5]
 
 
+async def test_the_async_twins_run_on_the_cluster(cluster: Any) -> None:
+    items = [{"id": n, "input": "a b c", "output": "a b" if n else "a b c"} for n in range(4)]
+    scorer = et.create_textual_difference_scorer()
+    seen: list[Any] = []
+
+    async def remember(item: et.ItemResult) -> None:
+        seen.append(item.item_id)
+
+    result = await et.arun_evals(
+        items, scorer, client=cluster, partition_size=1, on_item_complete=remember
+    )
+    lazy = await et.ascore_frame(dd.from_pandas(pd.DataFrame(items), npartitions=2), scorer)
+
+    assert sorted(seen) == [0, 1, 2, 3]
+    assert result.results("textual-difference")[0].score == 1.0
+    assert isinstance(lazy, dd.DataFrame)
+    assert lazy.compute()["textual-difference.score"].tolist() == [
+        score.score for score in result.results("textual-difference")
+    ]
+
+
 def test_a_scheduler_address_works_as_a_client(cluster: Any) -> None:
     items = [{"input": "a", "output": "a b"}, {"input": "c", "output": "c"}]
 
