@@ -151,12 +151,13 @@ def test_2000_summeval_rows_score_as_in_one_process(cluster: Any) -> None:
     rows = pd.concat([summeval] * 3, ignore_index=True).iloc[:2000]
     scorer = et.create_summarization_scorer()
 
-    scored = et.score_frame(dd.from_pandas(rows, npartitions=4), scorer).compute()
-    # The offline judge is deterministic, so each of the 800 distinct rows is scored once here
-    # and its result repeated; a repeated row cannot score differently.
+    running = cluster.compute(et.score_frame(dd.from_pandas(rows, npartitions=4), scorer))
+    # Meanwhile, here: the offline judge is deterministic, so each of the 800 distinct rows is
+    # scored once by the pandas path and its result repeated; a repeat cannot score otherwise.
     distinct = dd.from_pandas(summeval, npartitions=1).compute()
     once = et.score_frame(distinct, scorer, progress=False)
     expected = pd.concat([once] * 3, ignore_index=True).iloc[:2000]
+    scored = running.result()
 
     assert len(scored) == 2000
     assert scored.index.tolist() == list(range(2000))
@@ -217,6 +218,32 @@ def test_meta_skips_the_probe(cluster: Any, tmp_path: Path) -> None:
 
     assert list(scored.columns) == list(meta.columns)
     assert scored["words.words_seen"].tolist() == [1.0] * 4
+
+
+def test_when_the_first_rows_all_fail_the_details_are_left_out_with_a_warning(
+    cluster: Any,
+) -> None:
+    # Three partitions are probed; here every row in them fails, and only the fourth scores.
+    frame = pd.DataFrame({"input": ["a b"] * 8, "output": [None] * 6 + ["a", "a b"]})
+
+    with pytest.warns(RuntimeWarning, match="for 'textual-difference' .*field 'output' is missing"):
+        lazy = et.score_frame(
+            dd.from_pandas(frame, npartitions=4), et.create_textual_difference_scorer()
+        )
+    scored = lazy.compute()
+
+    assert list(scored.columns) == [
+        "input",
+        "output",
+        "textual-difference.score",
+        "textual-difference.reason",
+        "textual-difference.error",
+    ]
+    one = et.create_textual_difference_scorer()
+    assert scored["textual-difference.score"].tolist()[6:] == [
+        one.run(input="a b", output=output).score for output in ("a", "a b")
+    ]
+    assert scored["textual-difference.error"].notna().tolist() == [True] * 6 + [False] * 2
 
 
 def test_score_frame_names_a_missing_column(cluster: Any) -> None:
