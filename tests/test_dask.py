@@ -246,6 +246,21 @@ def test_when_the_first_rows_all_fail_the_details_are_left_out_with_a_warning(
     assert scored["textual-difference.error"].notna().tolist() == [True] * 6 + [False] * 2
 
 
+def test_the_local_schedulers_need_no_cluster() -> None:
+    _need_dask()
+    frame = pd.DataFrame({"input": ["a b c", "d e"], "output": ["a b", "d e"]})
+    expected = et.score_frame(frame, et.create_textual_difference_scorer(), progress=False)
+    lazy = et.score_frame(
+        dd.from_pandas(frame, npartitions=2), et.create_textual_difference_scorer()
+    )
+
+    for scheduler in ("sync", "threads"):
+        scored = lazy.compute(scheduler=scheduler)
+        assert scored["textual-difference.score"].tolist() == (
+            expected["textual-difference.score"].tolist()
+        )
+
+
 def test_score_frame_names_a_missing_column(cluster: Any) -> None:
     frame = dd.from_pandas(pd.DataFrame({"input": ["q"], "answer": ["a"]}), npartitions=1)
 
@@ -297,6 +312,23 @@ def test_run_evals_on_the_cluster_equals_one_process(cluster: Any) -> None:
     errors = [str(score.error) for score in result.results("answer-similarity")]
     assert "item 3: expected a mapping" in errors[3]
     assert "item 'qa-5': field 'output' is int" in errors[5]
+
+
+def test_a_target_runs_on_the_workers(cluster: Any) -> None:
+    items = [{"input": "paris"}, {"input": "rome"}]
+
+    result = et.run_evals(
+        items,
+        et.create_textual_difference_scorer(),
+        target=lambda text: f"{text.upper()} from pid {os.getpid()}",
+        client=cluster,
+        partition_size=1,
+        progress=False,
+    )
+
+    outputs = [item.output for item in result]
+    assert [output.split()[0] for output in outputs] == ["PARIS", "ROME"]
+    assert f"pid {os.getpid()}" not in " ".join(outputs)
 
 
 async def test_the_async_twins_run_on_the_cluster(cluster: Any) -> None:
