@@ -450,8 +450,8 @@ def _worker_lost(
 ) -> ItemResult:
     failure = StepError(
         "worker",
-        f"item {item.item_id!r}: the workers scoring its partition kept dying ({error}); it "
-        "may need more memory than a worker has",
+        f"item {item.item_id!r}: every worker that scored its partition died ({error}); "
+        "look in the workers' logs for a crash or for running out of memory",
         type(error).__name__,
     )
     return ItemResult(
