@@ -20,7 +20,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import cloudpickle
 import pandas as pd
 import pytest
 from _support import DATA, benchmarks_dir, skip_or_fail
@@ -37,14 +36,15 @@ from evaltoolkit.judge._shards import shard_dir
 from evaltoolkit.meta import load_summeval
 
 try:
+    import cloudpickle
     import dask.dataframe as dd
     import distributed
 except ImportError:  # the dev extra installs them; without it these tests skip, or fail in CI
     dd = None
     distributed = None
-
-# Functions of this module reach the workers by value: the workers cannot import it.
-cloudpickle.register_pickle_by_value(sys.modules[__name__])
+else:
+    # Functions of this module reach the workers by value: the workers cannot import it.
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 INSTALL_HINT = 'pip install "evaltoolkit[dask]"'
 
