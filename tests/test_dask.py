@@ -37,6 +37,7 @@ from evaltoolkit.meta import load_summeval
 
 try:
     import cloudpickle
+    import dask
     import dask.dataframe as dd
     import distributed
 except ImportError:  # the dev extra installs them; without it these tests skip, or fail in CI
@@ -106,15 +107,18 @@ def test_the_workers_import_this_checkout(cluster: Any) -> None:
         ("demo_answers.jsonl", _answers_scorers, "ground_truth"),
     ],
 )
+@pytest.mark.filterwarnings("ignore:1 item changed on loading")
 def test_score_frame_on_dask_equals_the_pandas_path(
     cluster: Any, name: str, scorers: Any, ground_truth: str | None
 ) -> None:
     frame = _demo(name)
-    # A bad row, in the middle partition: it comes back as a row with its error.
-    bad = frame.iloc[[0]].copy()
-    bad["output"] = None
-    frame = pd.concat([frame.iloc[:9], bad, frame.iloc[9:]], ignore_index=True)
-    lazy_input = dd.from_pandas(frame, npartitions=3)
+    # In the middle partition, a bad row (it comes back as a row with its error) and a number
+    # in the output (scored as its text, with a note): what makes pandas add or widen columns.
+    bad, number = frame.iloc[[0]].copy(), frame.iloc[[1]].copy()
+    bad["output"], number["output"] = None, 42
+    frame = pd.concat([frame.iloc[:8], bad, number, frame.iloc[8:]], ignore_index=True)
+    with dask.config.set({"dataframe.convert-string": False}):  # keep the 42 a number
+        lazy_input = dd.from_pandas(frame, npartitions=3)
 
     lazy = et.score_frame(lazy_input, scorers(), ground_truth=ground_truth)
     scored = lazy.compute()
@@ -124,9 +128,11 @@ def test_score_frame_on_dask_equals_the_pandas_path(
     assert lazy.npartitions == 3
     pd.testing.assert_frame_equal(scored, expected)  # values, columns, dtypes and index
     assert lazy.dtypes.to_dict() == scored.dtypes.to_dict()  # the meta says what comes back
-    errors = scored.filter(like=".error").loc[9]
-    assert errors.str.contains("item 9: field 'output' is missing").all()
-    assert scored.filter(like=".error").drop(index=9).isna().all().all()
+    errors = scored.filter(like=".error")
+    assert errors.loc[8].str.contains("item 8: field 'output' is missing").all()
+    assert errors.drop(index=8).isna().all().all()
+    assert "field 'output' held the number 42" in scored.loc[9, "notes"]
+    assert scored["notes"].drop(index=9).isna().all()
 
 
 def test_clean_data_differs_from_pandas_only_by_dtypes_that_hold_failures(cluster: Any) -> None:
@@ -136,6 +142,9 @@ def test_clean_data_differs_from_pandas_only_by_dtypes_that_hold_failures(cluste
     scored = et.score_frame(lazy_input, _summaries_scorers()).compute()
     expected = et.score_frame(lazy_input.compute(), _summaries_scorers(), progress=False)
 
+    # The notes column is always there on Dask, empty when loading changed nothing.
+    assert set(scored.columns) - set(expected.columns) == {"notes"}
+    assert scored.pop("notes").isna().all()
     widened = {
         column: (str(expected[column].dtype), str(scored[column].dtype))
         for column in scored.columns
@@ -162,6 +171,7 @@ def test_2000_summeval_rows_score_as_in_one_process(cluster: Any) -> None:
     assert len(scored) == 2000
     assert scored.index.tolist() == list(range(2000))
     assert scored["summarization.error"].isna().all()
+    assert scored.pop("notes").isna().all()
     pd.testing.assert_frame_equal(scored, expected.astype(scored.dtypes.to_dict()))
 
 
@@ -238,6 +248,7 @@ def test_when_the_first_rows_all_fail_the_details_are_left_out_with_a_warning(
         "textual-difference.score",
         "textual-difference.reason",
         "textual-difference.error",
+        "notes",
     ]
     one = et.create_textual_difference_scorer()
     assert scored["textual-difference.score"].tolist()[6:] == [
@@ -290,6 +301,7 @@ def _comparable(result: et.EvalResult) -> pd.DataFrame:
     return result.to_frame().drop(columns=["latency_s", "run_id"])
 
 
+@pytest.mark.filterwarnings("ignore:1 item changed on loading")
 def test_run_evals_on_the_cluster_equals_one_process(cluster: Any) -> None:
     items = read_table(DATA / "demo_answers.jsonl").to_dict(orient="records")
     items[3] = "not a mapping"
@@ -311,7 +323,7 @@ def test_run_evals_on_the_cluster_equals_one_process(cluster: Any) -> None:
     assert len({item.run_id for item in result.results("textual-difference")}) == 1
     errors = [str(score.error) for score in result.results("answer-similarity")]
     assert "item 3: expected a mapping" in errors[3]
-    assert "item 'qa-5': field 'output' is int" in errors[5]
+    assert result[5].output == "42" and "held the number 42" in result[5].notes[0]
 
 
 def test_a_target_runs_on_the_workers(cluster: Any) -> None:
