@@ -2,7 +2,8 @@
 
     python benchmarks/import_time.py [--runs 10]
 
-litellm, matplotlib, ipywidgets, pandas and jsonschema must load only when first used.
+litellm, matplotlib, ipywidgets, pandas, jsonschema, dask and distributed must load only when
+first used.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ import sys
 PROBE = (
     "import time; started = time.perf_counter(); import evaltoolkit; "
     "elapsed = time.perf_counter() - started; import sys; "
-    "heavy = [m for m in ('litellm', 'matplotlib', 'ipywidgets', 'pandas', 'jsonschema') "
+    "heavy = [m for m in ('litellm', 'matplotlib', 'ipywidgets', 'pandas', 'jsonschema', "
+    "'dask', 'distributed') "
     "if m in sys.modules]; print(elapsed, ','.join(heavy))"
 )
 

@@ -74,7 +74,12 @@ class _UnreadableRow:
 
 
 def _missing(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
+    # pandas.NA marks a missing cell in the string and nullable dtypes (Dask's default for text).
+    return (
+        value is None
+        or (isinstance(value, float) and math.isnan(value))
+        or type(value).__name__ == "NAType"
+    )
 
 
 def _suffix(path: Path) -> str:

@@ -263,15 +263,33 @@ def _read_rows(args: argparse.Namespace) -> list[Any]:
     return rows
 
 
+def _check_cluster(args: argparse.Namespace) -> None:
+    for flag, value in (
+        ("--workers", args.workers),
+        ("--total-concurrency", args.total_concurrency),
+    ):
+        if value is not None and value < 1:
+            raise EvalToolkitError(f"{flag} must be 1 or more, got {value}")
+    if args.total_concurrency is not None and args.scheduler is None and args.workers is None:
+        raise EvalToolkitError("--total-concurrency needs --scheduler or --workers")
+
+
 def _run(args: argparse.Namespace) -> int:
+    from ._distributed import cluster_client
+
     _check_limit(args.limit)
+    _check_cluster(args)
     options = _judge_options(args)
     rows = _read_rows(args)  # the input's problems first: a missing file is not an output clash
     out = None
     if args.out:
         out = _check_output(args.out, flag="--out", suffixes=_EXPORTS, inputs=[args.file])
     scorers = [create_scorer(name, **options) for name in args.scorer]
-    result = _score(rows, scorers, args, len(rows), **_run_fields(args))
+    with cluster_client(args.scheduler, args.workers) as client:
+        cluster = {} if client is None else {"client": client}
+        if client is not None and args.total_concurrency is not None:
+            cluster["total_concurrency"] = args.total_concurrency
+        result = _score(rows, scorers, args, len(rows), **_run_fields(args), **cluster)
     _print_summary(result, str(args.file))
     if out is not None:
         _write(result, out, wide=args.wide)
@@ -868,6 +886,29 @@ def _parser() -> argparse.ArgumentParser:
         "--limit", type=int, default=None, help="score only the first N items (default: all)"
     )
     _add_judge_arguments(run)
+    dask = run.add_argument_group('Dask cluster (pip install "evaltoolkit[dask]")')
+    where = dask.add_mutually_exclusive_group()
+    where.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="score on this Dask scheduler (tcp://HOST:8786); each worker thread keeps "
+        "--concurrency calls in flight",
+    )
+    where.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="score on a local Dask cluster of N single-threaded worker processes",
+    )
+    dask.add_argument(
+        "--total-concurrency",
+        type=int,
+        default=None,
+        metavar="N",
+        help="judge calls in flight across the whole cluster, split over its workers",
+    )
     run.set_defaults(handler=_run)
 
     meta = commands.add_parser(

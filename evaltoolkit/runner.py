@@ -13,8 +13,8 @@ import inspect
 import math
 import time
 import warnings
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, overload
 
 from ._datasets import DataItem, check_unique_columns, load_items
 from ._sync import run_sync
@@ -25,6 +25,7 @@ from .scorers import Scorer
 
 if TYPE_CHECKING:
     import pandas as pd
+    from dask.dataframe import DataFrame as DaskDataFrame
 
 __all__ = ["arun_evals", "ascore_frame", "run_evals", "score_frame"]
 
@@ -156,6 +157,48 @@ def _progress_bar(total: int, enabled: bool) -> Any:
     return tqdm(total=total, desc="scoring", unit="item", delay=_PROGRESS_DELAY_S, leave=True)
 
 
+def _check_count(name: str, value: object, *, optional: bool = False) -> None:
+    if optional and value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigurationError(f"{name} must be an integer >= 1, got {value!r}")
+
+
+def _is_dask_frame(value: object) -> bool:
+    """Whether ``value`` is a Dask DataFrame, told without importing dask."""
+    module = type(value).__module__
+    return module.split(".")[0] in ("dask", "dask_expr") and hasattr(value, "map_partitions")
+
+
+async def _score_items(
+    items: Sequence[DataItem],
+    scorers: Mapping[str, Scorer],
+    target: Target | None,
+    run_id: str,
+    concurrency: int,
+    on_done: Callable[[ItemResult], Awaitable[None]] | None = None,
+) -> list[ItemResult]:
+    """Score ``items``, ``concurrency`` at a time; their results in the same order.
+
+    The loop of every run, in one process or in each task on a Dask worker.
+    """
+    results: list[ItemResult | None] = [None] * len(items)
+    item_slots = asyncio.Semaphore(concurrency)
+
+    async def process(position: int, item: DataItem) -> None:
+        async with item_slots:
+            item_result = await _score_item(item, scorers, target, run_id)
+        results[position] = item_result
+        if on_done is not None:
+            await on_done(item_result)
+
+    with shared_call_limit(concurrency):
+        await asyncio.gather(*(process(position, item) for position, item in enumerate(items)))
+    finished = [result for result in results if result is not None]
+    assert len(finished) == len(items), "every item must have a result"
+    return finished
+
+
 async def arun_evals(
     data: Any,
     scorers: Scorers,
@@ -168,13 +211,43 @@ async def arun_evals(
     output_field: str = "output",
     ground_truth_field: str | None = None,
     id_field: str | None = None,
+    client: Any = None,
+    total_concurrency: int | None = None,
+    partition_size: int | None = None,
 ) -> EvalResult:
     """Score every item of ``data`` with every scorer (async twin of :func:`run_evals`)."""
-    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
-        raise ConfigurationError(f"concurrency must be an integer >= 1, got {concurrency!r}")
+    _check_count("concurrency", concurrency)
     if target is not None and not callable(target):
         raise ConfigurationError(f"target must be callable, got {type(target).__name__}")
+    if _is_dask_frame(data):
+        raise ConfigurationError(
+            "run_evals takes a list, a pandas DataFrame or a file; score a Dask DataFrame "
+            "with score_frame(ddf, scorers), which returns a Dask DataFrame"
+        )
     named = _named_scorers(scorers)
+    if client is not None:
+        from ._distributed import arun_on_cluster
+
+        return await arun_on_cluster(
+            data,
+            named,
+            client=client,
+            target=target,
+            concurrency=concurrency,
+            total_concurrency=total_concurrency,
+            partition_size=partition_size,
+            on_item_complete=on_item_complete,
+            progress=progress,
+            input_field=input_field,
+            output_field=output_field,
+            ground_truth_field=ground_truth_field,
+            id_field=id_field,
+        )
+    if total_concurrency is not None or partition_size is not None:
+        raise ConfigurationError(
+            "total_concurrency and partition_size apply to a run on a Dask cluster; pass "
+            "client=... (a dask.distributed Client or a scheduler address) to use them"
+        )
     items = load_items(
         data,
         input_field=input_field,
@@ -184,16 +257,12 @@ async def arun_evals(
     )
     run_id = new_run_id()
     started = time.perf_counter()
-    results: list[ItemResult | None] = [None] * len(items)
-    item_slots = asyncio.Semaphore(concurrency)
     bar = _progress_bar(len(items), progress)
+
     completed = 0
 
-    async def process(item: DataItem) -> None:
+    async def done(item_result: ItemResult) -> None:
         nonlocal completed
-        async with item_slots:
-            item_result = await _score_item(item, named, target, run_id)
-        results[item.index] = item_result
         completed += 1
         if bar is not None:
             bar.update(1)
@@ -201,8 +270,7 @@ async def arun_evals(
             await _notify(on_item_complete, item_result)
 
     try:
-        with shared_call_limit(concurrency):
-            await asyncio.gather(*(process(item) for item in items))
+        finished = await _score_items(items, named, target, run_id, concurrency, done)
     except asyncio.CancelledError as cancelled:
         # Ctrl-C (through run_sync) or a cancelled task: say how far it got. The replies
         # already received are in the judge cache, so the same call resumes from there.
@@ -214,8 +282,6 @@ async def arun_evals(
     finally:
         if bar is not None:
             bar.close()
-    finished = [result for result in results if result is not None]
-    assert len(finished) == len(items), "every item must have a result"
     return EvalResult(
         items=finished,
         scorer_ids=list(named),
@@ -236,10 +302,15 @@ def run_evals(
     output_field: str = "output",
     ground_truth_field: str | None = None,
     id_field: str | None = None,
+    client: Any = None,
+    total_concurrency: int | None = None,
+    partition_size: int | None = None,
 ) -> EvalResult:
     """Score every item of ``data`` with every scorer.
 
-    Works in scripts and inside a running event loop (a Jupyter cell) alike.
+    Works in scripts and inside a running event loop (a Jupyter cell) alike. With ``client``,
+    the items are scored on the workers of a Dask cluster (``pip install
+    "evaltoolkit[dask]"``), in partitions of ``partition_size`` items; the result is the same.
 
     Args:
         data: A list of dicts (``input``, optional ``output``, optional ``ground_truth`` or
@@ -248,9 +319,12 @@ def run_evals(
         scorers: A scorer, a list of scorers, or a dict naming each scorer.
         target: Optional callable (sync or async) turning an item's input into the output to
             score; called for every item. Without it, the items' ``output`` is scored.
-        concurrency: Items in flight, and judge calls in flight across all scorers.
+        concurrency: Items in flight, and judge calls in flight across all scorers. On a
+            cluster: in each partition being scored, and a worker scores one partition per
+            thread, so N single-threaded workers make up to N x ``concurrency`` calls.
         on_item_complete: Called with each :class:`ItemResult` as its item completes (may be
-            async); ``item_result.scorer_results[scorer.id]`` is that scorer's result.
+            async); ``item_result.scorer_results[scorer.id]`` is that scorer's result. On a
+            cluster it runs here, as each partition comes back.
         progress: Show a progress bar when the run takes more than half a second.
         input_field: The field holding the input.
         output_field: The field holding the output.
@@ -258,13 +332,23 @@ def run_evals(
             ``groundTruth``).
         id_field: The field holding the item id (default ``id`` or ``item_id``, else the
             item's position).
+        client: A ``dask.distributed`` Client, or a scheduler address such as
+            ``"tcp://10.0.0.5:8786"``: score on that cluster. A worker that dies loses
+            nothing: its partitions are scored again elsewhere, and every item comes back once.
+        total_concurrency: With ``client``: judge calls in flight across the whole cluster, for
+            a rate-limited API. It is split evenly over the worker threads present when the
+            run starts (at least one call each) and replaces ``concurrency``.
+        partition_size: With ``client``: items per task (default: about four tasks per
+            worker thread, at most 1,000 items each).
 
     Returns:
         The run's result: ``.scores``, ``.to_frame()``, ``.to_wide()`` and exports.
 
     Raises:
-        ConfigurationError: Bad scorers, target or concurrency.
+        ConfigurationError: Bad scorers, target or concurrency, or scorers that cannot be sent
+            to the workers.
         DataLoadError: ``data`` is a path that cannot be read.
+        MissingDependencyError: ``client`` is given and Dask is not installed.
 
     Example:
         >>> from evaltoolkit import create_textual_difference_scorer
@@ -275,6 +359,12 @@ def run_evals(
         ... )
         >>> float(result.scores["textual-difference"])
         1.0
+
+        On a cluster (here a local one)::
+
+            from dask.distributed import Client
+            with Client(n_workers=2, threads_per_worker=1) as client:
+                result = run_evals("data.jsonl", scorers, client=client)
     """
     return run_sync(
         arun_evals(
@@ -288,13 +378,22 @@ def run_evals(
             output_field=output_field,
             ground_truth_field=ground_truth_field,
             id_field=id_field,
+            client=client,
+            total_concurrency=total_concurrency,
+            partition_size=partition_size,
         )
     )
 
 
 def _frame_items(
-    frame: pd.DataFrame, input: str, output: str, ground_truth: str | None
+    frame: pd.DataFrame,
+    input: str,
+    output: str,
+    ground_truth: str | None,
+    *,
+    by_label: bool = False,
 ) -> list[dict[str, Any]]:
+    """One item per row; its id is the row's position, or with ``by_label`` its index label."""
     named = [column for column in (input, output, ground_truth) if column is not None]
     for column in named:
         if column not in frame.columns:
@@ -304,16 +403,58 @@ def _frame_items(
     check_unique_columns(
         [column for column in frame.columns if column in named], where="score_frame: the frame"
     )
+    labels = list(frame.index) if by_label else range(len(frame))
     items: list[dict[str, Any]] = []
-    for position in range(len(frame)):
+    for position, label in enumerate(labels):
         row = frame.iloc[position]
-        item = {"id": position, "input": row[input], "output": row[output]}
+        item = {"id": label, "input": row[input], "output": row[output]}
         if ground_truth is not None:
             item["ground_truth"] = row[ground_truth]
         items.append(item)
     return items
 
 
+def _score_columns(result: EvalResult, frame_columns: Sequence[Any]) -> dict[str, list[Any]]:
+    """The columns score_frame adds: per scorer, score, reason, error, then its details; and
+    the notes, when loading changed an item (``evaltoolkit.notes`` if the frame has notes)."""
+    columns: dict[str, list[Any]] = {}
+    for scorer in result.scorer_ids:
+        records = [score.to_record() for score in result.results(scorer)]
+        detail_keys = list(dict.fromkeys(key for s in result.results(scorer) for key in s.details))
+        for key in ("score", "reason", "error", *detail_keys):
+            columns[f"{scorer}.{key}"] = [record.get(key) for record in records]
+    if any(item.notes for item in result):
+        taken = {*frame_columns, *columns}
+        column = "notes" if "notes" not in taken else "evaltoolkit.notes"
+        columns[column] = ["; ".join(item.notes) or None for item in result]
+    return columns
+
+
+async def _ascore_rows(
+    frame: pd.DataFrame,
+    scorers: Scorers,
+    *,
+    input: str,
+    output: str,
+    ground_truth: str | None,
+    concurrency: int,
+    progress: bool,
+    by_label: bool = False,
+) -> pd.DataFrame:
+    """The pandas path of score_frame; a Dask partition is scored by it too."""
+    result = await arun_evals(
+        _frame_items(frame, input, output, ground_truth, by_label=by_label),
+        scorers,
+        concurrency=concurrency,
+        progress=progress,
+    )
+    scored = frame.copy()
+    for name, values in _score_columns(result, list(frame.columns)).items():
+        scored[name] = values
+    return scored
+
+
+@overload
 def score_frame(
     frame: pd.DataFrame,
     scorers: Scorers,
@@ -323,7 +464,38 @@ def score_frame(
     ground_truth: str | None = None,
     concurrency: int = 8,
     progress: bool = True,
-) -> pd.DataFrame:
+    total_concurrency: int | None = None,
+    meta: pd.DataFrame | None = None,
+) -> pd.DataFrame: ...
+
+
+@overload
+def score_frame(
+    frame: DaskDataFrame,
+    scorers: Scorers,
+    *,
+    input: str = "input",
+    output: str = "output",
+    ground_truth: str | None = None,
+    concurrency: int = 8,
+    progress: bool = True,
+    total_concurrency: int | None = None,
+    meta: pd.DataFrame | None = None,
+) -> DaskDataFrame: ...
+
+
+def score_frame(
+    frame: pd.DataFrame | DaskDataFrame,
+    scorers: Scorers,
+    *,
+    input: str = "input",
+    output: str = "output",
+    ground_truth: str | None = None,
+    concurrency: int = 8,
+    progress: bool = True,
+    total_concurrency: int | None = None,
+    meta: pd.DataFrame | None = None,
+) -> Any:
     """Score the rows of a DataFrame; return a copy with score columns added.
 
     For each scorer ``s`` the columns ``s.score``, ``s.reason`` and ``s.error`` are added,
@@ -331,14 +503,37 @@ def score_frame(
     a text column is scored as its text (``4.0`` in a column with gaps as ``"4"``); when that
     happens a ``notes`` column (``evaltoolkit.notes`` if the frame has one) says so per row.
 
+    A Dask DataFrame gives a Dask DataFrame, lazily: each partition is scored by this same
+    code on whichever scheduler computes it (the workers of a ``dask.distributed`` cluster,
+    which open their own judges and caches). Its columns are fixed before anything is scored,
+    from the first rows of the first partition (scored once, right away); pass ``meta`` to
+    skip that. They are those this function gives on a pandas frame in which some item
+    failed and some item has notes: integer details are float64, the error column is text,
+    and the notes column is always there, so that every partition fits, whatever happens
+    where. Errors name the row by its index label. Show
+    progress with ``dask.distributed.progress(scored.persist())``. Needs
+    ``pip install "evaltoolkit[dask]"``.
+
     Args:
-        frame: The rows to score.
+        frame: The rows to score: a pandas or a Dask DataFrame.
         scorers: A scorer, a list of scorers, or a dict naming each scorer.
         input: The column holding the input.
         output: The column holding the output.
         ground_truth: The column holding the ground truth, if any.
-        concurrency: Items and judge calls in flight.
-        progress: Show a progress bar on long runs.
+        concurrency: Items and judge calls in flight (in each partition, for a Dask frame).
+        progress: Show a progress bar on long runs (pandas frames).
+        total_concurrency: For a Dask frame: judge calls in flight across the whole cluster,
+            split evenly over the worker threads there when this is called (replaces
+            ``concurrency``).
+        meta: For a Dask frame: an empty DataFrame with the result's columns and dtypes.
+
+    Returns:
+        A pandas DataFrame, or a lazy Dask DataFrame for a Dask frame.
+
+    Raises:
+        ConfigurationError: A named column is missing, bad scorers or concurrency, or a
+            Dask-only option given with a pandas frame.
+        MissingDependencyError: Dask is not installed (only for Dask options).
 
     Example:
         >>> import pandas as pd
@@ -348,7 +543,26 @@ def score_frame(
         ...                      ground_truth="answer", progress=False)
         >>> float(scored["textual-difference.score"].iloc[0])
         1.0
+
+        On a cluster, from partitioned Parquet to partitioned Parquet::
+
+            import dask.dataframe as dd
+            scored = score_frame(dd.read_parquet("summaries/"), scorers)
+            scored.to_parquet("scored/")
     """
+    if _is_dask_frame(frame):
+        from ._distributed import score_dask_frame
+
+        return score_dask_frame(
+            frame,
+            _named_scorers(scorers),
+            input=input,
+            output=output,
+            ground_truth=ground_truth,
+            concurrency=concurrency,
+            total_concurrency=total_concurrency,
+            meta=meta,
+        )
     return run_sync(
         ascore_frame(
             frame,
@@ -358,10 +572,13 @@ def score_frame(
             ground_truth=ground_truth,
             concurrency=concurrency,
             progress=progress,
+            total_concurrency=total_concurrency,
+            meta=meta,
         )
     )
 
 
+@overload
 async def ascore_frame(
     frame: pd.DataFrame,
     scorers: Scorers,
@@ -371,21 +588,62 @@ async def ascore_frame(
     ground_truth: str | None = None,
     concurrency: int = 8,
     progress: bool = True,
-) -> pd.DataFrame:
+    total_concurrency: int | None = None,
+    meta: pd.DataFrame | None = None,
+) -> pd.DataFrame: ...
+
+
+@overload
+async def ascore_frame(
+    frame: DaskDataFrame,
+    scorers: Scorers,
+    *,
+    input: str = "input",
+    output: str = "output",
+    ground_truth: str | None = None,
+    concurrency: int = 8,
+    progress: bool = True,
+    total_concurrency: int | None = None,
+    meta: pd.DataFrame | None = None,
+) -> DaskDataFrame: ...
+
+
+async def ascore_frame(
+    frame: pd.DataFrame | DaskDataFrame,
+    scorers: Scorers,
+    *,
+    input: str = "input",
+    output: str = "output",
+    ground_truth: str | None = None,
+    concurrency: int = 8,
+    progress: bool = True,
+    total_concurrency: int | None = None,
+    meta: pd.DataFrame | None = None,
+) -> Any:
     """Score the rows of a DataFrame (async twin of :func:`score_frame`)."""
-    result = await arun_evals(
-        _frame_items(frame, input, output, ground_truth),
+    if _is_dask_frame(frame):
+        return await asyncio.to_thread(
+            score_frame,
+            frame,
+            scorers,
+            input=input,
+            output=output,
+            ground_truth=ground_truth,
+            concurrency=concurrency,
+            total_concurrency=total_concurrency,
+            meta=meta,
+        )
+    if total_concurrency is not None or meta is not None:
+        raise ConfigurationError(
+            "score_frame: total_concurrency and meta apply to a Dask DataFrame; for a pandas "
+            "frame, concurrency is the one limit"
+        )
+    return await _ascore_rows(
+        frame,
         scorers,
+        input=input,
+        output=output,
+        ground_truth=ground_truth,
         concurrency=concurrency,
         progress=progress,
     )
-    scored = frame.copy()
-    for scorer in result.scorer_ids:
-        records = [score.to_record() for score in result.results(scorer)]
-        detail_keys = list(dict.fromkeys(key for s in result.results(scorer) for key in s.details))
-        for key in ("score", "reason", "error", *detail_keys):
-            scored[f"{scorer}.{key}"] = [record.get(key) for record in records]
-    if any(item.notes for item in result):
-        column = "notes" if "notes" not in scored.columns else "evaltoolkit.notes"
-        scored[column] = ["; ".join(item.notes) or None for item in result]
-    return scored

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import re
 import shutil
 from collections.abc import Callable
@@ -11,7 +12,7 @@ from typing import Any
 
 import nbformat
 import pytest
-from _support import REPO
+from _support import REPO, skip_or_fail
 from nbclient import NotebookClient
 
 from evaltoolkit.meta import find_benchmarks
@@ -20,6 +21,8 @@ NOTEBOOKS = sorted((REPO / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 # The meta-evaluation notebook scores the full dev sets; the others take seconds.
 TIME_LIMIT_S = 600
 CELL_LIMIT_S = 300
+# Optional extras a notebook needs (the dev extra installs them).
+NEEDS = {"07_scaling_out": ("dask", "distributed")}
 
 
 def test_notebooks_are_committed_without_outputs() -> None:
@@ -37,6 +40,9 @@ def test_notebooks_are_committed_without_outputs() -> None:
 def test_notebook_runs_top_to_bottom(
     path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    missing = [name for name in NEEDS.get(path.stem, ()) if importlib.util.find_spec(name) is None]
+    if missing:
+        skip_or_fail(f"{path.name} needs {', '.join(missing)}: pip install -e '.[dev]'")
     # Run a copy beside a copy of the demo data, so outputs and exports stay out of the repo.
     shutil.copytree(REPO / "data", tmp_path / "data")
     (tmp_path / "notebooks").mkdir()
@@ -205,6 +211,21 @@ def _check_report_and_leaderboard(notebook: Any, folder: Path) -> None:
     assert "wrote ../results/report_and_leaderboard.html" in _tagged_text(notebook, "report")
 
 
+def _check_scaling_out(notebook: Any, folder: Path) -> None:
+    """Notebook 07: two workers scored the Parquet set as one process does, into four files."""
+    assert "2 workers, 2 threads" in _tagged_text(notebook, "cluster")
+    assert "same scores as one process: True" in _tagged_text(notebook, "same-scores")
+    written = sorted(
+        path.name for path in (folder / "notebooks" / "scaling_out" / "scored").iterdir()
+    )
+    assert written == [f"part.{number}.parquet" for number in range(4)]
+    scores = _score_summaries(_tagged_text(notebook, "cluster-run"))
+    assert {name: counts for name, (_, *counts) in scores.items()} == {
+        "answer-similarity": [16, 0],
+        "textual-difference": [16, 0],
+    }
+
+
 # What each notebook must show: its key figure or table, within its expected range.
 OUTPUT_CHECKS: dict[str, Callable[[Any, Path], None]] = {
     "01_quickstart": _check_quickstart,
@@ -213,4 +234,5 @@ OUTPUT_CHECKS: dict[str, Callable[[Any, Path], None]] = {
     "04_meta_evaluation": _check_meta_evaluation,
     "05_custom_scorer": _check_custom_scorer,
     "06_report_and_leaderboard": _check_report_and_leaderboard,
+    "07_scaling_out": _check_scaling_out,
 }

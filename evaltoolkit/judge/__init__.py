@@ -20,6 +20,7 @@ from ._cache import JudgeCache, default_cache_dir
 from ._config import OFFLINE_MODEL, STRUCTURED_OUTPUT_MODES, JudgeConfig, judge_option_names
 from ._limits import call_slot, shared_call_limit
 from ._offline_judge import OfflineJudge
+from ._shards import merge_cache_shards
 from ._structured import default_max_tokens
 from ._types import Judge, JudgeReply, JudgeRequest, OfflineAnswer, render_messages
 
@@ -42,6 +43,7 @@ __all__ = [
     "default_cache_dir",
     "default_max_tokens",
     "judge_option_names",
+    "merge_cache_shards",
     "render_messages",
     "shared_call_limit",
 ]

@@ -18,6 +18,7 @@ never on every write, so the file may pass the bound by about that much between 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import enum
 import json
 import math
@@ -27,6 +28,7 @@ import sqlite3
 import threading
 import time
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -42,6 +44,7 @@ __all__ = [
     "PruneReport",
     "default_cache_dir",
     "format_bytes",
+    "open_cache",
     "parse_duration",
     "parse_size",
 ]
@@ -172,6 +175,27 @@ def _max_bytes_from_environment() -> int | None:
         return parse_size(configured)
     except ValueError as error:
         raise ConfigurationError(f"${MAX_BYTES_VARIABLE}: {error}") from error
+
+
+#: How :func:`open_cache` opens a cache in this context; set on Dask workers (see ``._shards``).
+cache_opener: contextvars.ContextVar[
+    Callable[[str | Path | None, int | _Unset | None], JudgeCache] | None
+] = contextvars.ContextVar("evaltoolkit_cache_opener", default=None)
+
+
+def open_cache(
+    location: str | Path | None = None, max_bytes: int | _Unset | None = _Unset.UNSET
+) -> JudgeCache:
+    """Open the judge cache at ``location`` (None: the default directory).
+
+    A judge opens its cache through this, and so does an unpickled :class:`JudgeCache`: on a
+    Dask worker scoring a partition, it opens that worker's shard of the cache instead (see
+    :mod:`evaltoolkit.judge._shards`).
+    """
+    opener = cache_opener.get()
+    if opener is None:
+        return JudgeCache(location, max_bytes=max_bytes)
+    return opener(location, max_bytes)
 
 
 def default_cache_dir() -> Path:
@@ -310,6 +334,11 @@ class JudgeCache:
 
     def __repr__(self) -> str:
         return f"JudgeCache({str(self._path)!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Only the path and the bound travel (to a Dask worker): connections belong to their
+        # process, and the receiving side reopens the file, or its own shard of it on a worker.
+        return (open_cache, (str(self._path), self._max_bytes))
 
     def _connection(self) -> _Connection:
         connection: _Connection | None = getattr(self._local, "connection", None)

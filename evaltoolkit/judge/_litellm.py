@@ -23,7 +23,7 @@ from typing import Any, Final
 
 from ..errors import ConfigurationError, JudgeCallError
 from ..records import ModelCall
-from ._cache import CachedCall, JudgeCache
+from ._cache import CachedCall, JudgeCache, open_cache
 from ._cache_key import call_key, key_parameters
 from ._config import JudgeConfig
 from ._exchange import Exchange, FormRejected, Forms, answer_step
@@ -389,11 +389,9 @@ class LiteLLMJudge:
 def _open_cache(cache: bool | str | Path | JudgeCache) -> JudgeCache | None:
     if isinstance(cache, JudgeCache):
         return cache
-    if cache is True:
-        return JudgeCache()
     if cache is False:
         return None
-    return JudgeCache(cache)
+    return open_cache(None if cache is True else cache)
 
 
 def _cached_reply(request: JudgeRequest, model: str, hit: CachedCall) -> JudgeReply:
