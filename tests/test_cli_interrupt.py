@@ -184,9 +184,9 @@ def _long_document(words: int) -> str:
 
 def test_ctrl_c_during_a_long_offline_step_stops_promptly(tmp_path: Path) -> None:
     data = tmp_path / "long.jsonl"
-    short, long = _long_document(4_000), _long_document(30_000)
-    # One item of about a second, then one whose offline judge step runs for many seconds
-    # without giving the event loop back.
+    # One short item, then one whose offline judge step runs for many seconds (1.7 million
+    # characters, under the offline judge's size limit): Ctrl-C arrives while it runs.
+    short, long = _long_document(4_000), _long_document(250_000)
     data.write_text(
         "".join(json.dumps({"input": text, "output": text[:3000]}) + "\n" for text in (short, long))
     )
