@@ -216,7 +216,7 @@ def test_each_step_gets_a_completion_budget_sized_from_its_schema(
     et.run_evals(ITEMS[:1], scorer_for(loopback_server, max_tokens=99), progress=False)
 
     extract, analyze, reason = budgets
-    assert 256 <= reason < extract < analyze <= 4096
+    assert 256 <= reason < extract < analyze <= 2048
     assert [body["max_tokens"] for body in loopback_server.requests] == [99, 99, 99]
 
 
@@ -294,5 +294,7 @@ async def test_a_reply_cut_at_the_token_limit_is_repaired_with_that_reason(
     answer = await judge.complete(request)
 
     assert answer.value == {"ok": True, "why": "short"}
-    repair = loopback_server.messages_of(1)[-1]["content"]
-    assert "reached the token limit (max_tokens)" in repair
+    repair = loopback_server.messages_of(1)
+    assert "reached the token limit (max_tokens)" in repair[-1]["content"]
+    # The long, broken reply is not sent back: it would crowd a small model's context out.
+    assert all("because because" not in str(message["content"]) for message in repair)

@@ -163,12 +163,17 @@ async def answer_step(
         try:
             value = parse_and_validate(raw_reply, request.schema)
         except ReplyProblem as invalid:
-            problem = _cut_off(invalid) if finish_reason(response) == "length" else invalid
-            messages = [
-                *messages,
-                {"role": "assistant", "content": raw_reply or ""},
-                {"role": "user", "content": repair_instructions(problem, request.schema)},
-            ]
+            if finish_reason(response) == "length":
+                # Cut at the token limit: ask afresh rather than send the long, broken reply
+                # back, which would crowd a small model's context out.
+                problem = _cut_off(invalid)
+                messages = prepare_messages(form, request.messages, request.schema)
+            else:
+                problem = invalid
+                messages = [*messages, {"role": "assistant", "content": raw_reply or ""}]
+            messages.append(
+                {"role": "user", "content": repair_instructions(problem, request.schema)}
+            )
             continue
         return Exchange(value, raw_reply, form, tally.attempts, tally.usage(), tally.cost())
     raise JudgeReplyError(

@@ -48,7 +48,7 @@ _TOKENS_PER_SCALAR: Final = 8
 _ITEMS_PER_ARRAY: Final = 10
 _OBJECT_OVERHEAD: Final = 10
 _MIN_MAX_TOKENS: Final = 256
-_MAX_MAX_TOKENS: Final = 4096
+_MAX_MAX_TOKENS: Final = 2048
 
 _remembered: dict[tuple[str, str], Form] = {}
 _remembered_lock = threading.Lock()
@@ -146,8 +146,9 @@ def default_max_tokens(schema: Mapping[str, Any]) -> int:
     """A completion budget sized from a reply schema: room for a full reply, not for a loop.
 
     Each string counts 60 tokens, each other scalar 8, each array 10 items, each object 10
-    tokens of punctuation; the total is kept between 256 and 4,096. A small model that
-    repeats itself then stops at a few thousand tokens instead of filling its context.
+    tokens of punctuation; the total is kept between 256 and 2,048, several times what a
+    full reply of a strong model takes. A small model that repeats itself then stops there
+    instead of filling its context (and a reply cut at the limit is asked for again, shorter).
 
     Example:
         >>> default_max_tokens({"type": "object", "properties": {"reason": {"type": "string"}}})
