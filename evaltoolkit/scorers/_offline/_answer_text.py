@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cached_property
 
+from ._memo import memoized_property
 from ._text import (
     _CLAUSE_BREAK_RE,
     _NUMBER_RE,
@@ -265,43 +265,43 @@ class NormalisedUnit:
         )
         return NormalisedUnit(text, kept or every or _symbol_tokens(text))
 
-    @cached_property
+    @memoized_property
     def stems(self) -> list[str]:
         """The stems of the tokens, in order."""
         return [token.stem for token in self.tokens]
 
-    @cached_property
+    @memoized_property
     def stem_text(self) -> str:
         """The stems between single spaces, with a space at each end: a run of words
         occurs in the unit when its ``stem_text`` is a substring of this one."""
         return f" {' '.join(self.stems)} "
 
-    @cached_property
+    @memoized_property
     def stem_set(self) -> frozenset[str]:
         """The distinct stems."""
         return frozenset(self.stems)
 
-    @cached_property
+    @memoized_property
     def initials(self) -> frozenset[str]:
         """Single capital letters of the unit ("J" in "J. Smith"), lower-cased."""
         return frozenset(t.norm for t in self.tokens if len(t.norm) == 1 and t.capitalized)
 
-    @cached_property
+    @memoized_property
     def key_tokens(self) -> list[Token]:
         """Content tokens without hedges: the words that say what the answer is."""
         return [t for t in self.tokens if is_content(t) and t.norm not in HEDGES]
 
-    @cached_property
+    @memoized_property
     def flat(self) -> str:
         """The stems without hedges, joined by spaces: the form compared by characters."""
         return " ".join(token.stem for token in self.tokens if token.norm not in HEDGES)
 
-    @cached_property
+    @memoized_property
     def folded(self) -> str:
         """The text with case and whitespace folded (see :func:`fold`)."""
         return fold(self.text)
 
-    @cached_property
+    @memoized_property
     def number_set(self) -> frozenset[str]:
         """The numbers and ordinals of the unit, in canonical form."""
         return frozenset(t.norm for t in self.tokens if is_value(t))

@@ -60,7 +60,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import cached_property
 from itertools import islice, pairwise
 from typing import Any
 
@@ -76,6 +75,7 @@ from ._document import (
     words_apart,
 )
 from ._facts import REPORTING_VERBS
+from ._memo import memoized_property
 from ._settings import SummarizationOfflineSettings
 from ._text import AUXILIARIES, Token, split_clauses, split_sentences, stem, tokenize, word_set
 
@@ -146,7 +146,7 @@ class _Evidence:
     def has(self, stem: str) -> bool:
         return stem in self.unit.stems or stem in self.context
 
-    @cached_property
+    @memoized_property
     def hours(self) -> frozenset[float]:
         """The spans of time the sentence gives, in hours."""
         return frozenset(span.hours for span in _durations(self.unit))

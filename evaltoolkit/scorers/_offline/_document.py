@@ -6,8 +6,9 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import lru_cache
 
+from ._memo import memoized_property
 from ._text import Token, is_light_word, split_clauses, split_sentences, tokenize
 
 EXCERPT_CHARS = 160
@@ -97,24 +98,24 @@ class TextUnit:
             frozenset().union(*(unit.stems for unit in units)),
         )
 
-    @cached_property
+    @memoized_property
     def content_counts(self) -> Counter[str]:
         """How many times each content stem occurs."""
         return Counter(token.stem for token in self.tokens if token.is_content)
 
-    @cached_property
+    @memoized_property
     def clauses(self) -> tuple[TextUnit, ...]:
         """Its clauses (see :func:`split_clauses`)."""
         return tuple(TextUnit.of(clause) for clause in split_clauses(self.text))
 
-    @cached_property
+    @memoized_property
     def values(self) -> frozenset[str]:
         """Its numbers and the days of its dates, in canonical form ("240000000", "#1")."""
         return frozenset(
             token.norm for token in self.tokens if token.is_number or token.is_date_day
         )
 
-    @cached_property
+    @memoized_property
     def phrases(self) -> tuple[tuple[str, int], ...]:
         """Its content stems in order, each with the number of the comma-delimited part it is in.
 
@@ -131,13 +132,13 @@ class TextUnit:
                 found.append((token.stem, part))
         return tuple(found)
 
-    @cached_property
+    @memoized_property
     def phrase_light(self) -> tuple[bool, ...]:
         """For each of its content words (as in :attr:`phrases`), whether it is a verb or adverb."""
         light = self.light_positions
         return tuple(i in light for i, token in enumerate(self.tokens) if token.is_content)
 
-    @cached_property
+    @memoized_property
     def norm_text(self) -> str:
         """Its tokens' canonical forms, each between spaces: to find a run of its words."""
         return " " + " ".join(token.norm for token in self.tokens) + " "
@@ -146,7 +147,7 @@ class TextUnit:
         """Whether the text has these words one after the other (in canonical form)."""
         return " " + " ".join(token.norm for token in tokens) + " " in self.norm_text
 
-    @cached_property
+    @memoized_property
     def passive(self) -> tuple[bool, ...]:
         """For each of its content words (as in :attr:`phrases`), whether it may be a passive
         verb: after a form of "be" ("was raised") or before "by" ("led by")."""
@@ -158,7 +159,7 @@ class TextUnit:
             if token.is_content
         )
 
-    @cached_property
+    @memoized_property
     def light_positions(self) -> frozenset[int]:
         """Positions of its verbs and adverbs (see :func:`is_light_word`)."""
         return frozenset(i for i in range(len(self.tokens)) if is_light_word(self.tokens, i))
@@ -277,7 +278,7 @@ class SourceDocument:
     context: tuple[frozenset[str], ...]
     postings: dict[str, tuple[int, ...]]
 
-    @cached_property
+    @memoized_property
     def _negated_by_base(self) -> dict[str, tuple[int, ...]]:
         found: dict[str, list[int]] = {}
         for index, sentence in enumerate(self.sentences):
@@ -286,7 +287,7 @@ class SourceDocument:
                     found.setdefault(stem, []).append(index)
         return {stem: tuple(indices) for stem, indices in found.items()}
 
-    @cached_property
+    @memoized_property
     def _posting_sets(self) -> dict[str, frozenset[int]]:
         return {}
 

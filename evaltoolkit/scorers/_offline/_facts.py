@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cached_property
 
+from ._memo import memoized_property
 from ._text import AUXILIARIES, Token, is_verb_form, split_clauses, tokenize, word_set
 
 _RELATIVE_OPENERS = word_set("who whom whose which")
@@ -82,7 +82,7 @@ class _Piece:
         word = (match.group("word") or "").lower() if match else ""
         return _Piece(raw, word, tokenize(raw))
 
-    @cached_property
+    @memoized_property
     def verbs(self) -> tuple[int, ...]:
         """Positions of the piece's own finite verbs.
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from functools import cached_property, lru_cache
+from functools import lru_cache
+
+from ._memo import memoized_property
 
 
 def word_set(words: str) -> frozenset[str]:
@@ -146,27 +148,27 @@ class Token:
     capitalized: bool
     is_date_day: bool = False
 
-    @cached_property
+    @memoized_property
     def is_number(self) -> bool:
         """Whether the token is a cardinal number (digits, possibly from number words)."""
         return _NUMBER_RE.fullmatch(self.norm) is not None
 
-    @cached_property
+    @memoized_property
     def is_ordinal(self) -> bool:
         """Whether the token is an ordinal ("3rd", "third")."""
         return self.norm.startswith("#")
 
-    @cached_property
+    @memoized_property
     def is_stopword(self) -> bool:
         """Whether the token is a function word (never a number)."""
         return self.norm in STOPWORDS
 
-    @cached_property
+    @memoized_property
     def is_negation(self) -> bool:
         """Whether the token negates ("not", "n't", "never")."""
         return self.norm in NEGATIONS
 
-    @cached_property
+    @memoized_property
     def is_content(self) -> bool:
         """Whether the token carries content: numbers, ordinals and non-function words."""
         return self.is_number or self.is_ordinal or not self.is_stopword
@@ -229,6 +231,9 @@ def _drop_final_e(word: str) -> str:
 
 def _canonical_word(lower: str) -> str:
     """Map one lower-cased raw token to its canonical (unstemmed) form."""
+    if lower.isalpha():  # most words: no digits, no apostrophe
+        position = _ORDINALS.get(lower)
+        return _MONTHS.get(lower, lower) if position is None else "#" + str(position)
     if lower == "n't":
         return "not"
     if lower.endswith("n't"):
@@ -260,6 +265,10 @@ def _merge_number_words(tokens: list[Token]) -> list[Token]:
     index = 0
     while index < len(tokens):
         token = tokens[index]
+        if token.norm[:1] not in _ASCII_DIGITS and token.norm not in _UNITS:
+            merged.append(token)  # most words: neither digits nor a number word
+            index += 1
+            continue
         value: float | None = None
         if token.norm in _UNITS:
             value = float(_UNITS[token.norm])
@@ -312,6 +321,9 @@ def _merge_number_words(tokens: list[Token]) -> list[Token]:
     return merged
 
 
+_DAY_FIRST_CHARACTERS = frozenset("#123456789")
+
+
 def _day_of_month(token: Token) -> int | None:
     """The day a token can stand for in a date ("1", "1st", "first"), if it can."""
     digits = token.norm[1:] if token.is_ordinal else token.norm
@@ -325,6 +337,8 @@ def _mark_date_days(tokens: list[Token]) -> list[Token]:
     """Give the day of a date one form, the ordinal: "June 1" and "first of June" both "#1"."""
     marked = list(tokens)
     for index, token in enumerate(tokens):
+        if token.norm[:1] not in _DAY_FIRST_CHARACTERS:
+            continue  # most words: no digits, no ordinal mark
         day = _day_of_month(token)
         if day is None:
             continue
