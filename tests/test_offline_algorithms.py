@@ -91,6 +91,19 @@ def test_claim_with_a_number_from_elsewhere_in_the_source_is_unsupported() -> No
     assert claims[0]["supported"] is False
 
 
+def test_an_age_the_source_gives_someone_else_is_unsupported() -> None:
+    # An appositive number describes the word before it: 29 is the attacker's age.
+    source = (
+        "The victim, now 38, was one of two women attacked in hospital by Andrew Hutchinson, "
+        "29, a nurse."
+    )
+    wrong = judge_source(source, "The victim, 29, was attacked in hospital.", 1)["claims"][0]
+    right = judge_source(source, "The victim, 38, was attacked in hospital.", 1)["claims"][0]
+    assert wrong["supported"] is False
+    assert "gives 38 there, not 29" in wrong["reason"]
+    assert right["supported"] is True
+
+
 def test_claim_with_a_name_absent_from_the_source_is_unsupported() -> None:
     claims = _claims("Acme Corporation was founded in 1995 by Peter Jones in Boston.")
     assert claims[0]["supported"] is False

@@ -21,7 +21,9 @@ every name, number and noun and changes at most one verb or adverb ("started" fo
 Contradictions, each decisive and each quoted in the reason:
 
 - a number or date the document never gives, or one the evidence does not give, or one that
-  counts something else there ("12,000 people" where it says "12,000 robots"), or a span of
+  counts something else there ("12,000 people" where it says "12,000 robots"; a number set
+  off by commas counts for the word before it, as an age does: "the victim, 29," where it
+  says "the victim, now 38, ... by Andrew Hutchinson, 29,"), or a span of
   time that differs ("a week" where it says "48 hours"; "two days" for "48 hours" is the same
   span);
 - a capitalised name the document never mentions;
@@ -563,7 +565,8 @@ def _comparison_problem(claim: TextUnit, evidence: _Evidence) -> str | None:
 
 
 def _number_slots(unit: TextUnit) -> dict[str, set[str]]:
-    """What each number counts: the stems of the content words right after it."""
+    """What each number counts: the stems of the content words right after it, and the word
+    an appositive number describes ("Lucy Powell, 40," gives "powell")."""
     slots: dict[str, set[str]] = {}
     tokens = unit.tokens
     for index, token in enumerate(tokens):
@@ -574,8 +577,32 @@ def _number_slots(unit: TextUnit) -> dict[str, set[str]]:
             for t in tokens[index + 1 : index + 1 + NUMBER_SLOT_WORDS]
             if t.is_content and not t.is_number
         ]
+        described = _appositive_head(unit, index)
+        if described is not None:
+            words.append(described)
         slots.setdefault(token.norm, set()).update(words)
     return slots
+
+
+def _appositive_head(unit: TextUnit, index: int) -> str | None:
+    """The stem of the name or noun that the number at ``index`` describes when it stands
+    between commas right after it, as an age does ("the victim, now 38, was"); else None."""
+    tokens, text = unit.tokens, unit.text
+    start = index
+    while start > 0 and tokens[start - 1].is_stopword:
+        start -= 1
+    if start == 0:
+        return None
+    head = tokens[start - 1]
+    closes = index + 1 == len(tokens) or text[tokens[index].end : tokens[index + 1].start].strip()
+    if (
+        "," not in text[head.end : tokens[start].start]
+        or not closes
+        or not head.is_content
+        or head.is_number
+    ):
+        return None
+    return head.stem
 
 
 def _swapped_numbers(claim: TextUnit, evidence: TextUnit) -> list[str]:
