@@ -175,6 +175,18 @@ def test_a_passive_that_swaps_who_does_what_is_unsupported() -> None:
     assert right[0]["supported"] is True
 
 
+def test_a_passive_without_its_doer_still_keeps_who_undergoes_it() -> None:
+    source = "Her husband found the infant in a bathtub and rushed the child to the hospital."
+    swapped = _claims("Her husband was found in a bathtub.", source)[0]
+    assert swapped["supported"] is False
+    assert 'swaps who does what in "found"' in swapped["reason"]
+    assert _claims("The infant was found in a bathtub.", source)[0]["supported"] is True
+    # A participle after a noun is not an active verb; "is carrying" is not a passive.
+    colonies = "Colonies kept near meadows made more honey. A rocket carrying a capsule rose."
+    assert _claims("The colonies were kept near meadows.", colonies)[0]["supported"] is True
+    assert _claims("The rocket is carrying a capsule.", colonies)[0]["supported"] is True
+
+
 def test_a_splice_across_another_verb_is_unsupported() -> None:
     source = "Seven games involving Nimes were investigated after Conrad was arrested last year."
     spliced = _claims("Seven games involving Nimes were arrested last year.", source)[0]

@@ -51,7 +51,9 @@ Contradictions, each decisive and each quoted in the reason:
   active verb act on those after it, the words before a passive one ("was founded", "capped
   ... by") undergo it and those after its "by" act ("John Smith was founded by the company"
   from "The company was founded in 1995 by John Smith"; "John Smith founded the company" is
-  the same fact).
+  the same fact). A passive without its doer is checked too: "Her husband was found" from
+  "Her husband found the infant", where the verb's object follows it after "the", "a" or
+  the like (a participle after a noun, "colonies kept near meadows", is not an active verb).
 
 Cost: the evidence is looked for among the sentences that share the claim's most specific
 words, at most ``EVIDENCE_CANDIDATES`` of them, and each check reads at most
@@ -485,14 +487,16 @@ def _noun_phrase(
     return frozenset(found)
 
 
-def _roles(unit: TextUnit, verb: str) -> list[tuple[frozenset[str], frozenset[str]]]:
+def _roles(
+    unit: TextUnit, verb: str, positions: list[int] | None = None
+) -> list[tuple[frozenset[str], frozenset[str]]]:
     """Who does and who undergoes each use of a verb in a text: (agent, patient), each the
     stems of a run of names and nouns. Active: the words before the verb act on those after
     it ("John Smith founded the company"); passive: the words before it undergo, those after
     "by" act ("The company was founded in 1995 by John Smith")."""
     tokens, light = unit.tokens, unit.light_positions
     found: list[tuple[frozenset[str], frozenset[str]]] = []
-    for position in sorted(light):
+    for position in sorted(light) if positions is None else positions:
         if tokens[position].stem != verb:
             continue
         before = position - 1
@@ -510,7 +514,12 @@ def _roles(unit: TextUnit, verb: str) -> list[tuple[frozenset[str], frozenset[st
             None,
         )
         by = by if by is not None and tokens[by].norm == "by" else None
-        after_be = position > 0 and tokens[position - 1].norm in _BE_FORMS
+        # "was founded" is passive, "is carrying" is not.
+        after_be = (
+            position > 0
+            and tokens[position - 1].norm in _BE_FORMS
+            and not tokens[position].norm.endswith("ing")
+        )
         after_auxiliary = position > 0 and tokens[position - 1].norm in AUXILIARIES
         if after_be or (by is not None and not after_auxiliary):
             # Passive ("was founded by", "capped 25 times by Brazil"): the words before
@@ -520,6 +529,21 @@ def _roles(unit: TextUnit, verb: str) -> list[tuple[frozenset[str], frozenset[st
         else:
             found.append((subject, _noun_phrase(tokens, position + 1, 1, light)))
     return found
+
+
+def _objects(unit: TextUnit, verb: str) -> list[tuple[frozenset[str], frozenset[str]]]:
+    """The (agent, patient) of each active use of a verb whose object starts with a
+    determiner right after it ("found the infant")."""
+    tokens = unit.tokens
+    uses = [
+        position
+        for position in sorted(unit.light_positions)
+        if tokens[position].stem == verb
+        and not (position > 0 and tokens[position - 1].norm in _BE_FORMS)
+        and position + 1 < len(tokens)
+        and tokens[position + 1].norm in _DETERMINERS
+    ]
+    return [(a, p) for a, p in _roles(unit, verb, uses) if a and p]
 
 
 def _swapped_roles(claim: TextUnit, evidence: TextUnit) -> str | None:
@@ -532,6 +556,15 @@ def _swapped_roles(claim: TextUnit, evidence: TextUnit) -> str | None:
             continue
         source = [(a, p) for a, p in _roles(evidence, verb) if a and p]
         for agent, patient in _roles(claim, verb):
+            if not agent and patient:
+                # "The husband was found" from "The husband found the infant": who undergoes
+                # the claim's verb does it in the source, to something the verb's object
+                # names right after it (not "colonies kept near meadows", which is passive).
+                objects = _objects(evidence, verb)
+                if any(patient & a and not patient & p for a, p in objects):
+                    surface = next(t.surface for t in claim.tokens if t.stem == verb)
+                    return f'the claim swaps who does what in "{surface}"'
+                continue
             if not (agent and patient):
                 continue
             same = any(agent & a or patient & p for a, p in source)
