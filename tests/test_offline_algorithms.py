@@ -104,6 +104,18 @@ def test_an_age_the_source_gives_someone_else_is_unsupported() -> None:
     assert right["supported"] is True
 
 
+def test_a_day_the_source_gives_another_event_is_unsupported() -> None:
+    source = (
+        "Hussain was due to be hanged on Thursday, but an official confirmed on Wednesday "
+        "that his case will be reviewed."
+    )
+    wrong = judge_source(source, "Hussain was due to be hanged on Wednesday.", 1)["claims"][0]
+    right = judge_source(source, "Hussain was due to be hanged on Thursday.", 1)["claims"][0]
+    assert wrong["supported"] is False
+    assert "gives Thursday there, not Wednesday" in wrong["reason"]
+    assert right["supported"] is True
+
+
 def test_claim_with_a_name_absent_from_the_source_is_unsupported() -> None:
     claims = _claims("Acme Corporation was founded in 1995 by Peter Jones in Boston.")
     assert claims[0]["supported"] is False

@@ -23,7 +23,9 @@ Contradictions, each decisive and each quoted in the reason:
 - a number or date the document never gives, or one the evidence does not give, or one that
   counts something else there ("12,000 people" where it says "12,000 robots"; a number set
   off by commas counts for the word before it, as an age does: "the victim, 29," where it
-  says "the victim, now 38, ... by Andrew Hutchinson, 29,"), or a span of
+  says "the victim, now 38, ... by Andrew Hutchinson, 29,"), or a day of the week it gives
+  for another event ("hanged on Wednesday" where it says "hanged on Thursday, but an official
+  confirmed on Wednesday"), or a span of
   time that differs ("a week" where it says "48 hours"; "two days" for "48 hours" is the same
   span);
 - a capitalised name the document never mentions;
@@ -119,6 +121,7 @@ _ONE = word_set("a an one")
 REPORTING_STEMS = frozenset(stem(word) for word in REPORTING_VERBS)
 _BE_FORMS = word_set("is are was were be been being")
 _DETERMINERS = word_set("a an the this that these those his her its their our my your")
+_WEEKDAYS = word_set("monday tuesday wednesday thursday friday saturday sunday")
 
 
 @dataclass(frozen=True)
@@ -652,6 +655,40 @@ def _swapped_numbers(claim: TextUnit, evidence: TextUnit) -> list[str]:
     return problems
 
 
+def _day_slots(unit: TextUnit) -> dict[str, set[str]]:
+    """The days of the week a text gives (as written), by the stem of the word each one
+    times: the content word at most ``NUMBER_SLOT_WORDS`` words before it ("hanged on
+    Thursday")."""
+    slots: dict[str, set[str]] = {}
+    tokens = unit.tokens
+    for index, token in enumerate(tokens):
+        if token.norm not in _WEEKDAYS:
+            continue
+        timed = next(
+            (
+                tokens[before].stem
+                for before in range(index - 1, max(-1, index - 1 - NUMBER_SLOT_WORDS), -1)
+                if tokens[before].is_content and tokens[before].norm not in _WEEKDAYS
+            ),
+            None,
+        )
+        if timed is not None:
+            slots.setdefault(timed, set()).add(token.surface)
+    return slots
+
+
+def _swapped_days(claim: TextUnit, evidence: TextUnit) -> list[str]:
+    """Days the source gives for another event: "hanged on Wednesday" where it says "hanged
+    on Thursday, but an official confirmed on Wednesday"."""
+    given = _day_slots(evidence)
+    return [
+        f"the source gives {' or '.join(sorted(given[timed]))} there, not {day}"
+        for timed, days in sorted(_day_slots(claim).items())
+        for day in sorted(days)
+        if given.get(timed) and day.lower() not in {other.lower() for other in given[timed]}
+    ]
+
+
 @dataclass(frozen=True)
 class _Duration:
     """A span of time a text gives ("48 hours"), in hours."""
@@ -719,12 +756,16 @@ def _value_problems(claim: TextUnit, evidence: _Evidence, document: SourceDocume
         given = evidence.unit.values
         where = f"; there it says {_written(evidence.unit, given)}" if given else ""
         return [f"the source gives {_written(claim, elsewhere)} only elsewhere{where}"]
-    return _swapped_numbers(claim, evidence.unit) + [
-        f'the claim says "{span.written}" where the source says '
-        + ", ".join(f'"{other.written}"' for other in sentence_spans)
-        for span in claim_spans
-        if sentence_spans and span.hours not in evidence.hours
-    ]
+    return (
+        _swapped_numbers(claim, evidence.unit)
+        + _swapped_days(claim, evidence.unit)
+        + [
+            f'the claim says "{span.written}" where the source says '
+            + ", ".join(f'"{other.written}"' for other in sentence_spans)
+            for span in claim_spans
+            if sentence_spans and span.hours not in evidence.hours
+        ]
+    )
 
 
 def _absent_names(claim: TextUnit, document: SourceDocument) -> list[str]:
