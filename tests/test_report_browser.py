@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -81,7 +80,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, An
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     _require_prerequisites()
     from playwright.sync_api import sync_playwright
 
@@ -89,7 +88,7 @@ def browser() -> Iterator[Any]:
         launched = playwright.chromium.launch(
             executable_path=str(CHROMIUM),
             args=FLAGS,
-            env={"HOME": tempfile.mkdtemp(prefix="chromium-home-")},
+            env={"HOME": str(tmp_path_factory.mktemp("chromium-home"))},
         )
         yield launched
         launched.close()
