@@ -10,6 +10,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+# jsonschema before nbformat: imported by nbformat first, under pytest, its format checkers'
+# grammars take about 3 s to build instead of 1 (seen with jsonschema 4.26, nbformat 5.10).
+import jsonschema  # noqa: F401
 import nbformat
 import pytest
 from _support import REPO, skip_or_fail
