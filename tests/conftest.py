@@ -25,15 +25,14 @@ PLANTED_API_KEY = "sk-planted-SECRET-123"
 # xdist workers end together rather than one of them running a notebook alone at the end.
 # A node id prefix; the rest of the suite keeps its order behind them.
 LONGEST_FIRST = (
-    "tests/test_dask.py",  # the tests on the module's cluster run as one group (see below)
-    "tests/test_notebooks.py::test_notebook_runs_top_to_bottom[04_meta_evaluation]",
-    "tests/test_notebooks.py::test_notebook_runs_top_to_bottom[06_report_and_leaderboard]",
+    # One xdist group each (one worker runs all of it): the notebooks, several kernels at a
+    # time (see test_notebooks.py), and the tests on test_dask's cluster (see below).
+    "tests/test_notebooks.py::test_notebook_runs_top_to_bottom",
+    "tests/test_dask.py",
     "tests/test_browser.py::test_widgets_render_respond_and_stay_safe_in_jupyterlab",
-    "tests/test_notebooks.py::test_notebook_runs_top_to_bottom[07_scaling_out]",
     "tests/test_cli_interrupt.py",
     "tests/test_judge_failures.py::test_a_key_from_the_environment_echoed_in_a_401",
     "tests/test_report.py::test_ten_thousand_items",
-    "tests/test_notebooks.py::test_notebook_runs_top_to_bottom",
     "tests/test_offline_algorithms.py::test_a_text_over_the_size_limit",
     "tests/test_run_with_faults.py",
     "tests/test_cli_report.py::test_meta_eval_with_several_models",
