@@ -20,6 +20,46 @@ from evaltoolkit.judge._litellm import LiteLLMJudge
 # A key that must never show up in a cache file, a result, an export or a log line.
 PLANTED_API_KEY = "sk-planted-SECRET-123"
 
+# The tests that take several seconds each (a notebook, a Dask cluster, JupyterLab, a CLI
+# subprocess importing litellm), roughly longest first. They start first, so that the two
+# xdist workers end together rather than one of them running a notebook alone at the end.
+# A node id prefix; the rest of the suite keeps its order behind them.
+LONGEST_FIRST = (
+    # One xdist group each (one worker runs all of it): the notebooks, several kernels at a
+    # time (see test_notebooks.py), and the tests on test_dask's cluster (see below).
+    "tests/test_notebooks.py::test_notebook_runs_top_to_bottom",
+    "tests/test_dask.py",
+    "tests/test_browser.py::test_widgets_render_respond_and_stay_safe_in_jupyterlab",
+    "tests/test_cli_interrupt.py",
+    "tests/test_judge_failures.py::test_a_key_from_the_environment_echoed_in_a_401",
+    "tests/test_report.py::test_ten_thousand_items",
+    "tests/test_offline_algorithms.py::test_a_text_over_the_size_limit",
+    "tests/test_run_with_faults.py",
+    "tests/test_cli_report.py::test_meta_eval_with_several_models",
+    "tests/test_report_browser.py",
+)
+
+
+def _rank(nodeid: str) -> int:
+    return next(
+        (rank for rank, prefix in enumerate(LONGEST_FIRST) if nodeid.startswith(prefix)),
+        len(LONGEST_FIRST),
+    )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Longest first; the tests on test_dask's cluster share one xdist worker.
+
+    The cluster is a module-scoped fixture: under ``--dist loadgroup`` its tests go to one
+    worker as a group, in their order (the worker-killing tests last), and the suite starts
+    one cluster instead of one per worker.
+    """
+    items.sort(key=lambda item: _rank(item.nodeid))  # stable: each module keeps its order
+    for item in items:
+        if item.nodeid.startswith("tests/test_dask.py") and "cluster" in item.fixturenames:
+            item.add_marker(pytest.mark.xdist_group("dask-cluster"))
+
 
 @pytest.fixture(autouse=True, scope="session")
 def _default_cache_dir_in_tmp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:

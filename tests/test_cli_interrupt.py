@@ -15,6 +15,7 @@ import pytest
 from judge_script import script_steps
 from loopback_server import LoopbackServer
 
+from evaltoolkit.cli import main
 from evaltoolkit.judge._cache import JudgeCache
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="sends SIGINT")
@@ -93,7 +94,9 @@ def _wait_for(condition: object, timeout: float) -> None:
     raise AssertionError("condition not met in time")
 
 
-def test_ctrl_c_stops_promptly_with_one_line_and_resumes_from_the_cache(tmp_path: Path) -> None:
+def test_ctrl_c_stops_promptly_with_one_line_and_resumes_from_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     data = tmp_path / "answers.jsonl"
     data.write_text(
         "".join(
@@ -153,16 +156,13 @@ def test_ctrl_c_stops_promptly_with_one_line_and_resumes_from_the_cache(tmp_path
         completed_calls = len(JudgeCache(cache, max_bytes=None))
         assert completed_calls > 0
 
-        # The same command again: the replies already cached are not asked for again.
+        # The same command again: the replies already cached are not asked for again. It runs
+        # in this process (a second child would import litellm again, seconds of CPU); the
+        # cache it reads was written by the interrupted child.
         server.latency_s = 0.0
-        rerun = subprocess.run(
-            _command(data, out, cache, server),
-            env=_environment(),
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert rerun.returncode == 0, rerun.stderr
+        monkeypatch.setenv("OPENAI_API_KEY", _environment()["OPENAI_API_KEY"])
+        status = main(_command(data, out, cache, server)[3:])
+        assert status == 0, capsys.readouterr().err
         asked_again = server.requests_total - requests_before
         # Every request of the rerun was a reply missing from the cache, and it is there now.
         assert asked_again == len(JudgeCache(cache, max_bytes=None)) - completed_calls

@@ -2,8 +2,10 @@
 
 One LocalCluster of two single-threaded worker processes serves the whole module (starting
 one takes seconds). Its workers inherit this process's environment, so they import this
-checkout and use the suite's temporary cache directory. The test that kills a worker comes
-last; the nanny restarts the worker, and each test waits for both.
+checkout and use the suite's temporary cache directory. The nanny restarts a killed worker,
+and each test waits for both. Of the two tests that kill a worker, one comes first, before
+the workers have imported pandas and litellm for the others (a restarted worker imports them
+again: seconds of CPU), and the other comes last.
 """
 
 from __future__ import annotations
@@ -95,6 +97,40 @@ def test_the_workers_import_this_checkout(cluster: Any) -> None:
 
     assert len(paths) == 2
     assert set(paths.values()) == {here}
+
+
+def _exit_on_doomed(text: str) -> str:
+    if text == "doomed":
+        os._exit(1)  # the worker process dies, as on a segfault or the OOM killer
+    return text
+
+
+def test_an_item_that_keeps_killing_workers_fails_alone(
+    cluster: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # One death is enough here; Dask's default is to give a task three.
+    monkeypatch.setattr(cluster.cluster.scheduler, "allowed_failures", 0)
+    items = [{"id": n, "input": "doomed" if n == 3 else f"text {n}"} for n in range(8)]
+
+    result = et.run_evals(
+        items,
+        et.create_textual_difference_scorer(),
+        target=_exit_on_doomed,
+        client=cluster,
+        partition_size=1,
+        progress=False,
+    )
+
+    assert [item.item_id for item in result] == list(range(8))
+    errors = {item.item_id: item.scorer_results["textual-difference"].error for item in result}
+    doomed = errors[3]
+    assert doomed is not None and doomed.step == "worker" and "item 3" in doomed.message
+    for item in result:
+        error = errors[item.item_id]
+        # A partition on the same worker when it died may share the fate; the rest score.
+        assert error is None or error.step == "worker"
+        if error is None:
+            assert item.scorer_results["textual-difference"].score == 1.0
 
 
 # -- score_frame on a Dask DataFrame ----------------------------------------------------------
@@ -625,40 +661,6 @@ def test_a_missing_string_cell_reads_as_missing() -> None:
     scored = et.score_frame(frame, et.create_textual_difference_scorer(), progress=False)
 
     assert "field 'output' is missing" in scored["textual-difference.error"].iloc[0]
-
-
-def _exit_on_doomed(text: str) -> str:
-    if text == "doomed":
-        os._exit(1)  # the worker process dies, as on a segfault or the OOM killer
-    return text
-
-
-def test_an_item_that_keeps_killing_workers_fails_alone(
-    cluster: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # One death is enough here; Dask's default is to give a task three.
-    monkeypatch.setattr(cluster.cluster.scheduler, "allowed_failures", 0)
-    items = [{"id": n, "input": "doomed" if n == 3 else f"text {n}"} for n in range(8)]
-
-    result = et.run_evals(
-        items,
-        et.create_textual_difference_scorer(),
-        target=_exit_on_doomed,
-        client=cluster,
-        partition_size=1,
-        progress=False,
-    )
-
-    assert [item.item_id for item in result] == list(range(8))
-    errors = {item.item_id: item.scorer_results["textual-difference"].error for item in result}
-    doomed = errors[3]
-    assert doomed is not None and doomed.step == "worker" and "item 3" in doomed.message
-    for item in result:
-        error = errors[item.item_id]
-        # A partition on the same worker when it died may share the fate; the rest score.
-        assert error is None or error.step == "worker"
-        if error is None:
-            assert item.scorer_results["textual-difference"].score == 1.0
 
 
 # -- a worker dies mid-run (last: the nanny restarts it) ----------------------------------------

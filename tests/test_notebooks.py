@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import os
 import re
 import shutil
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
+# jsonschema before nbformat: imported by nbformat first, under pytest, its format checkers'
+# grammars take about 3 s to build instead of 1 (seen with jsonschema 4.26, nbformat 5.10).
+import jsonschema  # noqa: F401
 import nbformat
 import pytest
 from _support import REPO, skip_or_fail
@@ -23,6 +29,9 @@ TIME_LIMIT_S = 600
 CELL_LIMIT_S = 300
 # Optional extras a notebook needs (the dev extra installs them).
 NEEDS = {"07_scaling_out": ("dask", "distributed")}
+# Kernels executing at once, and the notebooks that take longest (started first).
+AT_ONCE = 2
+LONGEST = ("04_meta_evaluation", "06_report_and_leaderboard", "07_scaling_out")
 
 
 def test_notebooks_are_committed_without_outputs() -> None:
@@ -35,36 +44,105 @@ def test_notebooks_are_committed_without_outputs() -> None:
                 assert cell.execution_count is None, f"{path.name} has execution counts"
 
 
+def _missing(path: Path) -> list[str]:
+    return [name for name in NEEDS.get(path.stem, ()) if importlib.util.find_spec(name) is None]
+
+
+class _Executions:
+    """Runs notebooks on an event loop in a thread of its own, ``AT_ONCE`` at a time."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="notebooks")
+        self.thread.start()
+        self.slots = asyncio.Semaphore(AT_ONCE)
+
+    def submit(self, path: Path, folder: Path) -> Future[Any]:
+        return asyncio.run_coroutine_threadsafe(self._execute(path, folder), self.loop)
+
+    async def _execute(self, path: Path, folder: Path) -> Any:
+        async with self.slots:
+            # A copy beside a copy of the demo data, so outputs and exports stay out of the repo.
+            shutil.copytree(REPO / "data", folder / "data")
+            (folder / "notebooks").mkdir()
+            copy = folder / "notebooks" / path.name
+            shutil.copy(path, copy)
+            environment = {
+                **os.environ,
+                "EVALTOOLKIT_CACHE_DIR": str(folder / "cache"),
+                "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+                "MPLBACKEND": "Agg",
+            }
+            benchmarks = find_benchmarks()
+            if benchmarks is not None:
+                environment["EVALTOOLKIT_BENCHMARKS"] = str(benchmarks)
+            notebook = nbformat.read(copy, as_version=4)
+            client = NotebookClient(
+                notebook,
+                timeout=CELL_LIMIT_S,
+                kernel_name="python3",
+                resources={"metadata": {"path": str(copy.parent)}},
+            )
+            # A hard limit on the whole notebook, on top of nbclient's per-cell timeout. A cell
+            # that raises fails the notebook's test; what the notebook shows is checked there.
+            await asyncio.wait_for(client.async_execute(env=environment), timeout=TIME_LIMIT_S)
+            return notebook
+
+    def close(self) -> None:
+        # Cancel what has not finished (a test that failed early), then stop the loop.
+        async def cancel_all() -> None:
+            tasks = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+        asyncio.run_coroutine_threadsafe(cancel_all(), self.loop).result(timeout=60)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join()
+        self.loop.close()
+
+
+@pytest.fixture(scope="module")
+def executed(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[dict[str, tuple[Future[Any], Path]]]:
+    """Each selected notebook, executed once, in its own kernel and its own folder.
+
+    The kernels run several at a time, the longest first (most of a notebook's time is one
+    kernel busy on one core, and a kernel starting up or waiting on its Dask workers leaves
+    the core to another). Each test waits for its notebook and checks what it shows.
+    """
+    selected = {
+        item.callspec.params["path"]
+        for item in request.session.items
+        if isinstance(item, pytest.Function)
+        and item.originalname == "test_notebook_runs_top_to_bottom"
+    }
+    to_run = [path for path in NOTEBOOKS if path in selected and not _missing(path)]
+    to_run.sort(key=lambda path: LONGEST.index(path.stem) if path.stem in LONGEST else 99)
+    executions = _Executions()
+    started = {}
+    for path in to_run:
+        folder = tmp_path_factory.mktemp(path.stem)
+        started[path.stem] = (executions.submit(path, folder), folder)
+    try:
+        yield started
+    finally:
+        executions.close()
+
+
 @pytest.mark.notebooks
+@pytest.mark.xdist_group("notebooks")  # on one xdist worker, so that each runs once
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[path.stem for path in NOTEBOOKS])
 def test_notebook_runs_top_to_bottom(
-    path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    path: Path, executed: dict[str, tuple[Future[Any], Path]]
 ) -> None:
-    missing = [name for name in NEEDS.get(path.stem, ()) if importlib.util.find_spec(name) is None]
+    missing = _missing(path)
     if missing:
         skip_or_fail(f"{path.name} needs {', '.join(missing)}: pip install -e '.[dev]'")
-    # Run a copy beside a copy of the demo data, so outputs and exports stay out of the repo.
-    shutil.copytree(REPO / "data", tmp_path / "data")
-    (tmp_path / "notebooks").mkdir()
-    copy = tmp_path / "notebooks" / path.name
-    shutil.copy(path, copy)
-    benchmarks = find_benchmarks()
-    if benchmarks is not None:
-        monkeypatch.setenv("EVALTOOLKIT_BENCHMARKS", str(benchmarks))
-    monkeypatch.setenv("EVALTOOLKIT_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    monkeypatch.setenv("MPLBACKEND", "Agg")
-    notebook = nbformat.read(copy, as_version=4)
-    client = NotebookClient(
-        notebook,
-        timeout=CELL_LIMIT_S,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(copy.parent)}},
-    )
-    # A hard limit on the whole notebook, on top of nbclient's per-cell timeout. A cell that
-    # raises fails the test inside nbclient; what it shows is checked below.
-    asyncio.run(asyncio.wait_for(client.async_execute(), timeout=TIME_LIMIT_S))
-    OUTPUT_CHECKS[path.stem](notebook, tmp_path)
+    running, folder = executed[path.stem]
+    notebook = running.result()  # a cell that raised fails the test here, with its traceback
+    OUTPUT_CHECKS[path.stem](notebook, folder)
 
 
 def test_every_notebook_has_its_output_checked() -> None:
