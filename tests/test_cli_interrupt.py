@@ -184,11 +184,16 @@ def _long_document(words: int) -> str:
 
 def test_ctrl_c_during_a_long_offline_step_stops_promptly(tmp_path: Path) -> None:
     data = tmp_path / "long.jsonl"
-    # One short item, then one whose offline judge step runs for many seconds (1.7 million
-    # characters, under the offline judge's size limit): Ctrl-C arrives while it runs.
-    short, long = _long_document(4_000), _long_document(250_000)
+    # One item that takes over a second (so that the progress bar, which waits half a
+    # second, shows it done), then one whose offline judge step runs for several seconds (1.7
+    # million characters of source, 190,000 of summary, under the offline judge's limits):
+    # Ctrl-C arrives while it runs.
+    short, long = _long_document(150_000), _long_document(250_000)
     data.write_text(
-        "".join(json.dumps({"input": text, "output": text[:3000]}) + "\n" for text in (short, long))
+        json.dumps({"input": short, "output": short[:3000]})
+        + "\n"
+        + json.dumps({"input": long, "output": long[:190_000]})
+        + "\n"
     )
     out = tmp_path / "scores.parquet"
     process = subprocess.Popen(
