@@ -7,8 +7,12 @@ copes with all of that and returns the single JSON object the reply holds.
 :class:`ReplyProblem`, whose message is written for the model: the judge feeds it back in the
 repair request.
 
-jsonschema is imported on first validation only (its import takes most of a second), and one
-compiled validator is kept per schema.
+A reply that plainly matches a schema written with the common keywords (``type``,
+``properties``, ``required``, ``additionalProperties``, ``items``, ``enum``, the numeric and
+length bounds) is accepted by a small check of its own. jsonschema is imported only for other
+schemas, and to word the problems of a reply that may not match (its import takes most of a
+second, mostly spent by an optional format library that JupyterLab installs); one compiled
+validator is kept per schema.
 """
 
 from __future__ import annotations
@@ -209,14 +213,124 @@ def parse_reply_object(text: str | None) -> dict[str, Any]:
 
 
 class _SchemaEntry:
-    """A schema's canonical JSON text and, once needed, its compiled validator."""
+    """A schema's canonical JSON text, whether the plain check covers it, and, once needed,
+    its compiled validator."""
 
-    __slots__ = ("fingerprint", "schema", "validator")
+    __slots__ = ("fingerprint", "plain", "schema", "simple", "validator")
 
     def __init__(self, schema: Mapping[str, Any]) -> None:
         self.schema = schema
         self.fingerprint = json.dumps(schema, sort_keys=True, separators=(",", ":"))
+        self.plain: Any = json.loads(self.fingerprint)
+        self.simple = _is_simple(self.plain)
         self.validator: Validator | None = None
+
+
+# Keywords that do not affect whether a value matches.
+_ANNOTATIONS: Final = frozenset({"description", "title", "$comment", "examples", "default"})
+_TYPE_NAMES: Final = frozenset(
+    {"object", "array", "string", "number", "integer", "boolean", "null"}
+)
+_COUNTS: Final = frozenset({"minItems", "maxItems", "minLength", "maxLength"})
+
+
+def _is_simple(schema: Any) -> bool:
+    """Whether a schema is a valid one written only with the keywords :func:`_plainly_matches`
+    checks (no ``$schema``: the drafts differ on whether 1.0 is an integer)."""
+    if not isinstance(schema, dict):
+        return False
+    for key, value in schema.items():
+        if key in _ANNOTATIONS:
+            continue
+        if key == "type":
+            names = value if isinstance(value, list) else [value]
+            if not names or not all(isinstance(n, str) and n in _TYPE_NAMES for n in names):
+                return False
+        elif key == "properties":
+            if not isinstance(value, dict) or not all(map(_is_simple, value.values())):
+                return False
+        elif key == "required":
+            if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
+                return False
+            if len(set(value)) != len(value):
+                return False
+        elif key == "additionalProperties":
+            if not (isinstance(value, bool) or _is_simple(value)):
+                return False
+        elif key == "items":
+            if not _is_simple(value):
+                return False
+        elif key == "enum":
+            if not isinstance(value, list) or not value:
+                return False
+        elif key in ("minimum", "maximum"):
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                return False
+        elif key in _COUNTS:
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                return False
+        else:
+            return False
+    return True
+
+
+def _has_type(value: Any, name: str) -> bool:
+    if name == "object":
+        return isinstance(value, dict)
+    if name == "array":
+        return isinstance(value, list)
+    if name == "string":
+        return isinstance(value, str)
+    if name == "boolean":
+        return isinstance(value, bool)
+    if name == "null":
+        return value is None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return name == "number" or isinstance(value, int) or value.is_integer()
+
+
+def _plainly_matches(value: Any, schema: dict[str, Any]) -> bool:
+    """Whether ``value`` certainly matches a schema that :func:`_is_simple` accepts.
+
+    False means "not certain": jsonschema then decides, and words the problems.
+    """
+    if "type" in schema:
+        names = schema["type"]
+        listed: list[str] = names if isinstance(names, list) else [names]
+        if not any(_has_type(value, name) for name in listed):
+            return False
+    if "enum" in schema and not any(
+        type(value) is type(option) and value == option
+        for option in schema["enum"]
+        if not isinstance(option, dict | list)
+    ):
+        return False
+    if isinstance(value, dict):
+        properties = schema.get("properties", {})
+        if any(name not in value for name in schema.get("required", ())):
+            return False
+        extra = schema.get("additionalProperties", True)
+        for name, item in value.items():
+            if name in properties:
+                if not _plainly_matches(item, properties[name]):
+                    return False
+            elif extra is False or (isinstance(extra, dict) and not _plainly_matches(item, extra)):
+                return False
+    elif isinstance(value, list):
+        if "items" in schema and not all(_plainly_matches(item, schema["items"]) for item in value):
+            return False
+        if not schema.get("minItems", 0) <= len(value) <= schema.get("maxItems", len(value)):
+            return False
+    elif isinstance(value, str):
+        if not schema.get("minLength", 0) <= len(value) <= schema.get("maxLength", len(value)):
+            return False
+    elif _has_type(value, "number"):
+        if "minimum" in schema and not value >= schema["minimum"]:
+            return False
+        if "maximum" in schema and not value <= schema["maximum"]:
+            return False
+    return True
 
 
 _SCHEMA_ENTRIES_MAX: Final = 512
@@ -293,6 +407,9 @@ def validate_reply(value: Mapping[str, Any], schema: Mapping[str, Any]) -> None:
         evaltoolkit.judge._parse.ReplyProblem: the reply does not match the JSON schema:
         - at $: 'score' is a required property
     """
+    entry = _schema_entry(schema)
+    if entry.simple and _plainly_matches(value, entry.plain):
+        return
     validator = _compiled_validator(schema)
     errors = sorted(
         validator.iter_errors(value),
