@@ -146,6 +146,36 @@ def _entries(step_result: Mapping[str, Any] | None, key: str) -> list[Mapping[st
     return [value for value in values if isinstance(value, Mapping)]
 
 
+def _verdict_table(
+    entries: list[Mapping[str, Any]],
+    texts: _Texts,
+    *,
+    title: str,
+    cls: str,
+    keys: tuple[str, str],
+    verdicts: tuple[str, str],
+    empty: str,
+) -> dict[str, Any]:
+    """One table of yes/no verdicts (claims supported, questions answered), numbered."""
+    text_key, flag_key = keys
+    return {
+        "title": title,
+        "cls": cls,
+        "head": ["#", text_key, "verdict", "reason"],
+        "verdicts": list(verdicts),
+        "empty": empty,
+        "rows": [
+            [
+                str(position),
+                texts.add(str(entry.get(text_key, ""))),
+                bool(entry.get(flag_key)),
+                texts.add(str(entry.get("reason", ""))),
+            ]
+            for position, entry in enumerate(entries, start=1)
+        ],
+    }
+
+
 def _verdict_tables(result: ScoreResult, texts: _Texts) -> list[dict[str, Any]]:
     tables: list[dict[str, Any]] = []
     claims = _entries(result.preprocess_step_result, "alignment")
@@ -153,23 +183,16 @@ def _verdict_tables(result: ScoreResult, texts: _Texts) -> list[dict[str, Any]]:
         supported = sum(1 for claim in claims if claim.get("supported"))
         alignment = _number(result.details.get("alignment_score"))
         tables.append(
-            {
-                "title": f"Claims: alignment {_score_text(alignment)} "
+            _verdict_table(
+                claims,
+                texts,
+                title=f"Claims: alignment {_score_text(alignment)} "
                 f"({supported} of {len(claims)} supported)",
-                "cls": "claims",
-                "head": ["#", "claim", "verdict", "reason"],
-                "verdicts": ["supported", "not supported"],
-                "empty": "The judge found no claims in the summary.",
-                "rows": [
-                    [
-                        str(position),
-                        texts.add(str(claim.get("claim", ""))),
-                        bool(claim.get("supported")),
-                        texts.add(str(claim.get("reason", ""))),
-                    ]
-                    for position, claim in enumerate(claims, start=1)
-                ],
-            }
+                cls="claims",
+                keys=("claim", "supported"),
+                verdicts=("supported", "not supported"),
+                empty="The judge found no claims in the summary.",
+            )
         )
     verdicts = _entries(result.analyze_step_result, "coverage")
     questions = (result.preprocess_step_result or {}).get("questions") or []
@@ -182,23 +205,16 @@ def _verdict_tables(result: ScoreResult, texts: _Texts) -> list[dict[str, Any]]:
         answered = sum(1 for verdict in verdicts if verdict.get("answered"))
         coverage = _number(result.details.get("coverage_score"))
         tables.append(
-            {
-                "title": f"Questions: coverage {_score_text(coverage)} "
+            _verdict_table(
+                verdicts,
+                texts,
+                title=f"Questions: coverage {_score_text(coverage)} "
                 f"({answered} of {len(verdicts)} answered by the summary)",
-                "cls": "questions",
-                "head": ["#", "question", "verdict", "reason"],
-                "verdicts": ["answered", "not answered"],
-                "empty": "The judge asked no questions about the source.",
-                "rows": [
-                    [
-                        str(position),
-                        texts.add(str(verdict.get("question", ""))),
-                        bool(verdict.get("answered")),
-                        texts.add(str(verdict.get("reason", ""))),
-                    ]
-                    for position, verdict in enumerate(verdicts, start=1)
-                ],
-            }
+                cls="questions",
+                keys=("question", "answered"),
+                verdicts=("answered", "not answered"),
+                empty="The judge asked no questions about the source.",
+            )
         )
     matches = _entries(result.analyze_step_result, "matches")
     if matches:
