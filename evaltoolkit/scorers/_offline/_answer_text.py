@@ -19,11 +19,11 @@ from dataclasses import dataclass
 
 from ._memo import memoized_property
 from ._text import (
-    _CLAUSE_BREAK_RE,
     _NUMBER_RE,
     HEDGES,
     STOPWORDS,
     Token,
+    clause_pieces,
     clean_clause,
     tokenize,
 )
@@ -152,16 +152,9 @@ def clauses_with_words(sentence: str, min_content: int = 3) -> list[tuple[str, b
         >>> clauses_with_words("Paris; *; and Rome", 0)
         [('Paris', True), ('*', False), ('and Rome', True)]
     """
-    pieces: list[str] = []
-    start = 0
-    for match in _CLAUSE_BREAK_RE.finditer(sentence):
-        if match.start() > start:
-            pieces.append(sentence[start : match.start()])
-        start = match.start()
-    pieces.append(sentence[start:])
     merged: list[list[str]] = []
     has_words: list[bool] = []
-    for piece in pieces:
+    for piece in clause_pieces(sentence):
         if not piece.strip():
             continue
         tokens = text_tokens(piece)

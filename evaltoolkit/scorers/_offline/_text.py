@@ -474,6 +474,24 @@ _CLAUSE_BREAK_RE = re.compile(
 )
 
 
+def clause_pieces(sentence: str) -> list[str]:
+    """Cut a sentence before each clause break (a semicolon, a colon, a comma, a joining
+    conjunction), each break staying at the start of the piece after it.
+
+    Example:
+        >>> clause_pieces("Paris; and Rome")
+        ['Paris', '; and Rome']
+    """
+    pieces: list[str] = []
+    start = 0
+    for match in _CLAUSE_BREAK_RE.finditer(sentence):
+        if match.start() > start:
+            pieces.append(sentence[start : match.start()])
+        start = match.start()
+    pieces.append(sentence[start:])
+    return pieces
+
+
 def split_clauses(sentence: str, min_content: int = 3) -> list[str]:
     """Split a sentence into clause-sized pieces that each state one fact.
 
@@ -488,15 +506,8 @@ def split_clauses(sentence: str, min_content: int = 3) -> list[str]:
     Returns:
         The clauses, each a substring-based piece of the sentence, in order.
     """
-    pieces: list[str] = []
-    start = 0
-    for match in _CLAUSE_BREAK_RE.finditer(sentence):
-        if match.start() > start:
-            pieces.append(sentence[start : match.start()])
-        start = match.start()
-    pieces.append(sentence[start:])
     merged: list[str] = []
-    for piece in pieces:
+    for piece in clause_pieces(sentence):
         if not piece.strip():
             continue
         if merged and len(content_stems(piece)) < min_content:
