@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .errors import ConfigurationError
-from .records import EvalResult, frame_layout, read_results
+from .records import EvalResult, frame_layout, number_or_nan, read_results
 from .scorers._summarization import deciding_axis
 
 if TYPE_CHECKING:
@@ -125,15 +125,6 @@ def _as_frame(result_or_frame: Results) -> pd.DataFrame:
     )
 
 
-def _number(value: Any) -> float:
-    if value is None or isinstance(value, bool):
-        return math.nan
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return math.nan
-
-
 @dataclass(frozen=True, slots=True)
 class AxisPoint:
     """One item's two summarization axes.
@@ -207,8 +198,8 @@ def axis_points(result_or_frame: Results, *, scorer: str = "summarization") -> l
         if column not in frame.columns:
             raise _no_axes(scorer, column)
     item_ids = frame["item_id"].tolist() if "item_id" in frame.columns else list(range(len(frame)))
-    alignments = [_number(value) for value in frame[alignment_column].tolist()]
-    coverages = [_number(value) for value in frame[coverage_column].tolist()]
+    alignments = [number_or_nan(value) for value in frame[alignment_column].tolist()]
+    coverages = [number_or_nan(value) for value in frame[coverage_column].tolist()]
     decided = (
         frame[decided_column].tolist() if decided_column in frame.columns else [None] * len(frame)
     )
@@ -253,8 +244,8 @@ def _result_axis_points(result: EvalResult, scorer: str) -> list[AxisPoint]:
     return [
         _axis_point(
             item_id,
-            _number(score.details.get("alignment_score")),
-            _number(score.details.get("coverage_score")),
+            number_or_nan(score.details.get("alignment_score")),
+            number_or_nan(score.details.get("coverage_score")),
             score.details.get("decided_by"),
         )
         for item_id, score in scores
@@ -409,17 +400,17 @@ def _score_columns(frame: pd.DataFrame) -> dict[str, list[float]]:
     if "scorer" in frame.columns and "score" in frame.columns:
         by_scorer: dict[str, list[float]] = {}
         for name, value in zip(frame["scorer"].tolist(), frame["score"].tolist(), strict=True):
-            by_scorer.setdefault(str(name), []).append(_number(value))
+            by_scorer.setdefault(str(name), []).append(number_or_nan(value))
         return by_scorer
     wide = {
-        str(column)[: -len(".score")]: [_number(value) for value in frame[column].tolist()]
+        str(column)[: -len(".score")]: [number_or_nan(value) for value in frame[column].tolist()]
         for column in frame.columns
         if str(column).endswith(".score")
     }
     if wide:
         return wide
     if "score" in frame.columns:
-        return {"score": [_number(value) for value in frame["score"].tolist()]}
+        return {"score": [number_or_nan(value) for value in frame["score"].tolist()]}
     raise ConfigurationError(
         "no score column: pass an EvalResult, result.to_frame() or result.to_wide()"
     )
@@ -457,7 +448,7 @@ def score_histograms(
     result = _as_result(result_or_frame)
     by_scorer = (
         {
-            name: [_number(score.score) for score in result.results(name)]
+            name: [number_or_nan(score.score) for score in result.results(name)]
             for name in result.scorer_ids
         }
         if result is not None
@@ -493,12 +484,12 @@ def _is_binary(values: Sequence[Any]) -> bool:
     present = [value for value in values if value is not None and not _is_nan(value)]
     if present and all(isinstance(value, bool) for value in present):
         return True
-    return {_number(value) for value in present} == {0.0, 1.0}
+    return {number_or_nan(value) for value in present} == {0.0, 1.0}
 
 
 def _flag(value: Any) -> bool:
     """A boolean label value (True, or the number 1) as a bool."""
-    return value if isinstance(value, bool) else _number(value) == 1.0
+    return value if isinstance(value, bool) else number_or_nan(value) == 1.0
 
 
 def _is_nan(value: Any) -> bool:
@@ -580,7 +571,7 @@ def score_vs_label(
 def _draw_score_vs_label(
     ax: Any, data: pd.DataFrame, score: str, label: str, group: str | None
 ) -> None:
-    scores = [_number(value) for value in data[score].tolist()]
+    scores = [number_or_nan(value) for value in data[score].tolist()]
     labels = data[label].tolist()
     groups = [str(value) for value in data[group].tolist()] if group else ["" for _ in scores]
     usable = [
@@ -621,7 +612,7 @@ def _draw_score_vs_label(
         ax.set_xticks([0, 1], [f"{flag} ({len(members[flag])})" for flag in classes])
         metric, metric_name = "auroc", "AUROC"
     else:
-        label_values = [_number(labels[position]) for position in usable]
+        label_values = [number_or_nan(labels[position]) for position in usable]
         discrete = all(float(value).is_integer() for value in label_values)
         offsets = dict(
             zip(usable, _jitter(len(usable)) if discrete else [0.0] * len(usable), strict=True)
@@ -629,7 +620,7 @@ def _draw_score_vs_label(
         for name in group_names:
             chosen = [position for position in usable if groups[position] == name]
             ax.scatter(
-                [_number(labels[p]) + offsets[p] for p in chosen],
+                [number_or_nan(labels[p]) + offsets[p] for p in chosen],
                 [scores[p] for p in chosen],
                 s=24,
                 alpha=0.75,
@@ -656,7 +647,7 @@ def _numbers(frame: pd.DataFrame, column: str) -> list[float]:
     """A column as floats (NaN where missing, or for every row when the column is absent)."""
     if column not in frame.columns:
         return [math.nan] * len(frame)
-    return [_number(value) for value in frame[column].tolist()]
+    return [number_or_nan(value) for value in frame[column].tolist()]
 
 
 _X_LABELS = {

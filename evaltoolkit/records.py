@@ -96,6 +96,21 @@ def to_json_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str, separators=(",", ":"))
 
 
+def number_or_nan(value: Any) -> float:
+    """A cell's value as a float: NaN for None, booleans and anything not a number.
+
+    Example:
+        >>> number_or_nan("0.5"), number_or_nan(None), number_or_nan(True)
+        (0.5, nan, nan)
+    """
+    if value is None or isinstance(value, bool):
+        return math.nan
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return math.nan
+
+
 def _as_cell(value: Any) -> Scalar:
     """Return ``value`` as a scalar cell: scalars as they are, anything nested as JSON text."""
     if value is None or isinstance(value, str | bool | int | float):

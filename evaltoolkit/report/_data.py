@@ -17,7 +17,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..messages import input_text, output_text
-from ..records import EvalResult, ItemResult, ScoreResult, to_json_text
+from ..records import EvalResult, ItemResult, ScoreResult, number_or_nan, to_json_text
 
 __all__ = ["RowData", "Run", "build_data", "disagreements", "row_axes"]
 
@@ -84,15 +84,6 @@ class _Texts:
         return len(self.values) - 1
 
 
-def _number(value: Any) -> float:
-    if value is None or isinstance(value, bool):
-        return math.nan
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return math.nan
-
-
 def _json_number(value: float, digits: int = 6) -> float | None:
     return None if not math.isfinite(value) else round(value, digits)
 
@@ -100,8 +91,8 @@ def _json_number(value: float, digits: int = 6) -> float | None:
 def row_axes(result: ScoreResult) -> tuple[float, float]:
     """A summarization result's alignment and coverage (NaN when it has none)."""
     return (
-        _number(result.details.get("alignment_score")),
-        _number(result.details.get("coverage_score")),
+        number_or_nan(result.details.get("alignment_score")),
+        number_or_nan(result.details.get("coverage_score")),
     )
 
 
@@ -181,7 +172,7 @@ def _verdict_tables(result: ScoreResult, texts: _Texts) -> list[dict[str, Any]]:
     claims = _entries(result.preprocess_step_result, "alignment")
     if "alignment_score" in result.details or claims:
         supported = sum(1 for claim in claims if claim.get("supported"))
-        alignment = _number(result.details.get("alignment_score"))
+        alignment = number_or_nan(result.details.get("alignment_score"))
         tables.append(
             _verdict_table(
                 claims,
@@ -203,7 +194,7 @@ def _verdict_tables(result: ScoreResult, texts: _Texts) -> list[dict[str, Any]]:
         ]
     if "coverage_score" in result.details or verdicts:
         answered = sum(1 for verdict in verdicts if verdict.get("answered"))
-        coverage = _number(result.details.get("coverage_score"))
+        coverage = number_or_nan(result.details.get("coverage_score"))
         tables.append(
             _verdict_table(
                 verdicts,
@@ -260,7 +251,7 @@ def _detail(run_index: int, item: ItemResult, result: ScoreResult, texts: _Texts
         blocks.append(["Output", texts.add(_display(item.output))])
     if item.ground_truth is not None:
         blocks.append(["Ground truth", texts.add(_display(item.ground_truth))])
-    facts: list[list[Any]] = [["score", _score_text(_number(result.score))]]
+    facts: list[list[Any]] = [["score", _score_text(number_or_nan(result.score))]]
     if summarization:
         alignment, coverage = row_axes(result)
         gap = abs(alignment - coverage)
@@ -355,7 +346,7 @@ def build_data(
                 ref.run,
                 str(ref.item.item_id),
                 scorer_index[ref.result.scorer],
-                _json_number(_number(ref.result.score)),
+                _json_number(number_or_nan(ref.result.score)),
                 _json_number(alignment),
                 _json_number(coverage),
                 1 if ref.result.failed else 0,
