@@ -28,7 +28,7 @@ import sqlite3
 import threading
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -121,11 +121,7 @@ def parse_size(text: str) -> int:
         >>> parse_size("500M"), parse_size("1GiB"), parse_size("12")
         (500000000, 1073741824, 12)
     """
-    match = re.fullmatch(r"\s*(\d+(?:\.\d*)?)\s*([a-zA-Z]*)\s*", text)
-    unit = match.group(2).lower() if match else None
-    if match is None or unit not in _SIZE_UNITS:
-        raise ValueError(f"not a size: {text!r}; write it as 500M, 1G, 2GiB or a byte count")
-    return int(float(match.group(1)) * _SIZE_UNITS[unit])
+    return int(_quantity(text, _SIZE_UNITS, "a size", "500M, 1G, 2GiB or a byte count"))
 
 
 def parse_duration(text: str) -> float:
@@ -138,13 +134,17 @@ def parse_duration(text: str) -> float:
         >>> parse_duration("30d"), parse_duration("1.5h"), parse_duration("45")
         (2592000.0, 5400.0, 45.0)
     """
+    return _quantity(
+        text, _DURATION_UNITS, "a duration", "30d, 12h, 90min, 2w or a number of seconds"
+    )
+
+
+def _quantity(text: str, units: Mapping[str, float], what: str, examples: str) -> float:
+    """A number with an optional unit from ``units`` (case-insensitive), times that unit."""
     match = re.fullmatch(r"\s*(\d+(?:\.\d*)?)\s*([a-zA-Z]*)\s*", text)
-    unit = match.group(2).lower() if match else None
-    if match is None or unit not in _DURATION_UNITS:
-        raise ValueError(
-            f"not a duration: {text!r}; write it as 30d, 12h, 90min, 2w or a number of seconds"
-        )
-    return float(match.group(1)) * _DURATION_UNITS[unit]
+    if match is None or match.group(2).lower() not in units:
+        raise ValueError(f"not {what}: {text!r}; write it as {examples}")
+    return float(match.group(1)) * units[match.group(2).lower()]
 
 
 def format_bytes(count: float) -> str:
