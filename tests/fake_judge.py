@@ -68,3 +68,35 @@ class FakeJudge:
             raw_reply=raw,
         )
         return JudgeReply(value, call)
+
+
+FAIL_MARK = "FAIL-AT-COVERAGE"
+
+
+class CoverageFailingJudge:
+    """The offline judge, except that coverage never validates for summaries holding
+    ``FAIL_MARK``: the step fails with ``raw_reply`` kept, after three attempts."""
+
+    def __init__(self, raw_reply: str = '{"verdicts": [oops') -> None:
+        from evaltoolkit.judge import OfflineJudge
+
+        self._offline = OfflineJudge()
+        self._raw_reply = raw_reply
+
+    @property
+    def model(self) -> str:
+        return "offline"
+
+    @property
+    def offline(self) -> bool:
+        return True
+
+    async def complete(self, request: JudgeRequest) -> JudgeReply:
+        if request.step == "coverage" and FAIL_MARK in str(request.inputs.get("summary")):
+            raise JudgeReplyError(
+                "the coverage reply never validated",
+                step="coverage",
+                raw_reply=self._raw_reply,
+                attempts=3,
+            )
+        return await self._offline.complete(request)

@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 import pytest
 from _support import DATA
+from fake_judge import FAIL_MARK, CoverageFailingJudge
 
 import evaltoolkit as et
 from evaltoolkit import (
@@ -22,38 +23,11 @@ from evaltoolkit import (
     Usage,
     read_results,
 )
-from evaltoolkit.errors import ConfigurationError, JudgeReplyError
-from evaltoolkit.judge import JudgeReply, JudgeRequest, OfflineJudge
+from evaltoolkit.errors import ConfigurationError
 from evaltoolkit.records import as_eval_result, frame_layout
 
 FORMATS = ("parquet", "csv", "jsonl")
 UNICODE = "Zoë's café — 東京 ☃ «quoted» \"double\" 'single', commas, and\nnew lines"
-FAIL_MARK = "FAIL-AT-COVERAGE"
-
-
-class CoverageFailingJudge:
-    """The offline judge, except that coverage never validates for marked summaries."""
-
-    def __init__(self) -> None:
-        self._offline = OfflineJudge()
-
-    @property
-    def model(self) -> str:
-        return "offline"
-
-    @property
-    def offline(self) -> bool:
-        return True
-
-    async def complete(self, request: JudgeRequest) -> JudgeReply:
-        if request.step == "coverage" and FAIL_MARK in str(request.inputs.get("summary")):
-            raise JudgeReplyError(
-                "the coverage reply never validated",
-                step="coverage",
-                raw_reply='{"verdicts": [oops',
-                attempts=3,
-            )
-        return await self._offline.complete(request)
 
 
 def _lines(path: Path) -> list[dict[str, Any]]:

@@ -10,47 +10,20 @@ from typing import Any
 
 import pytest
 from _support import DATA
+from fake_judge import FAIL_MARK, CoverageFailingJudge
 
 import evaltoolkit as et
 from evaltoolkit import EvalResult, ItemResult, ModelCall, ScoreResult, StepError, read_results
-from evaltoolkit.errors import JudgeReplyError
-from evaltoolkit.judge import JudgeReply, JudgeRequest, OfflineJudge
 from evaltoolkit.plots import axis_points, axis_scatter, score_histograms, score_vs_label
 from evaltoolkit.widgets import AxisExplorer, ResultBrowser
 
 SCRIPT = "<script>alert(1)</script>"
 IMG = "<img src=x onerror=alert(1)>"
-FAIL_MARK = "FAIL-AT-COVERAGE"
 INSTRUCTION = "Please summarise the attached report."
 DOCUMENT = (
     "The Lumen river dam was completed in 1998. It supplies water to 40,000 homes. "
     f"An inspection in May found cracks in its spillway. {SCRIPT} {IMG}"
 )
-
-
-class CoverageFailingJudge:
-    """The offline judge, except that coverage never validates for marked summaries."""
-
-    def __init__(self) -> None:
-        self._offline = OfflineJudge()
-
-    @property
-    def model(self) -> str:
-        return "offline"
-
-    @property
-    def offline(self) -> bool:
-        return True
-
-    async def complete(self, request: JudgeRequest) -> JudgeReply:
-        if request.step == "coverage" and FAIL_MARK in str(request.inputs.get("summary")):
-            raise JudgeReplyError(
-                "the coverage reply never validated",
-                step="coverage",
-                raw_reply=f'{{"verdicts": [oops {IMG}',
-                attempts=3,
-            )
-        return await self._offline.complete(request)
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +38,7 @@ def run() -> EvalResult:
     return et.run_evals(
         data,
         [
-            et.create_summarization_scorer(CoverageFailingJudge()),
+            et.create_summarization_scorer(CoverageFailingJudge(f'{{"verdicts": [oops {IMG}')),
             et.create_textual_difference_scorer(),
         ],
         progress=False,

@@ -14,20 +14,18 @@ from typing import Any
 import pandas as pd
 import pytest
 from _support import DATA, REPO
+from fake_judge import FAIL_MARK, CoverageFailingJudge
 from judge_script import requests_for, script_steps
 from markupsafe import escape
 
 import evaltoolkit as et
 from evaltoolkit import ConfigurationError, EvalResult
 from evaltoolkit._html import CELL_STYLE as CELL
-from evaltoolkit.errors import JudgeReplyError
-from evaltoolkit.judge import JudgeReply, JudgeRequest, OfflineJudge
 from evaltoolkit.widgets import AxisExplorer, PromptTuner, ResultBrowser
 
 SCRIPT = "<script>alert(1)</script>"
 IMG = "<img src=x onerror=alert(1)>"
 PAYLOAD_ID = "payload-item"
-FAIL_MARK = "FAIL-AT-COVERAGE"
 BROKEN_REPLY = '{"verdicts": [oops <b>bold</b>'
 
 
@@ -49,31 +47,6 @@ def _payload_row(source: str) -> dict[str, Any]:
     }
 
 
-class CoverageFailingJudge:
-    """The offline judge, except that coverage fails (unparseable reply) for marked summaries."""
-
-    def __init__(self) -> None:
-        self._offline = OfflineJudge()
-
-    @property
-    def model(self) -> str:
-        return "offline"
-
-    @property
-    def offline(self) -> bool:
-        return True
-
-    async def complete(self, request: JudgeRequest) -> JudgeReply:
-        if request.step == "coverage" and FAIL_MARK in str(request.inputs.get("summary")):
-            raise JudgeReplyError(
-                "the coverage reply never validated",
-                step="coverage",
-                raw_reply=BROKEN_REPLY,
-                attempts=3,
-            )
-        return await self._offline.complete(request)
-
-
 @pytest.fixture(scope="module")
 def rows() -> list[dict[str, Any]]:
     demo = _demo_rows()
@@ -93,7 +66,7 @@ def with_failures(rows: list[dict[str, Any]]) -> EvalResult:
         {"id": "no-output", "input": rows[0]["input"], "output": None},
         {"id": "bad-coverage", "input": rows[0]["input"], "output": f"{FAIL_MARK} {SCRIPT}"},
     ]
-    summarization = et.create_summarization_scorer(CoverageFailingJudge())
+    summarization = et.create_summarization_scorer(CoverageFailingJudge(BROKEN_REPLY))
     return et.run_evals(
         [*rows, *failing],
         [summarization, et.create_textual_difference_scorer()],
