@@ -10,6 +10,18 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "data"
 
+# Debian's Chromium (apt-get install chromium), and the flags it runs headless with here.
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
 # Under .ci/run this is set, and a missing prerequisite fails the test instead of skipping it.
 REQUIRE_ALL = os.environ.get("EVALTOOLKIT_REQUIRE_ALL") == "1"
 

@@ -28,20 +28,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from _support import REPO, skip_or_fail
+from _support import CHROMIUM, CHROMIUM_FLAGS, REPO, skip_or_fail
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 KERNEL_DISPLAY_NAME = "Python 3 (ipykernel)"
 SCREENSHOTS = REPO / "artifacts" / "browser"
 PAYLOAD_ID = "payload-item"

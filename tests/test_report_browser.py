@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _support import REPO, skip_or_fail
+from _support import CHROMIUM, CHROMIUM_FLAGS, REPO, skip_or_fail
 from test_report import BREAKOUT, IMG, SCRIPT, PayloadJudge, _benchmark, _rows, report_data
 
 import evaltoolkit as et
@@ -25,16 +25,6 @@ from evaltoolkit.report import write_report
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = Path("/usr/bin/chromium")
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 SCREENSHOTS = REPO / "artifacts" / "browser"
 STEP_MS = 30_000
 PAYLOAD_ID = f"payload-{IMG}"
@@ -87,7 +77,7 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(
             executable_path=str(CHROMIUM),
-            args=FLAGS,
+            args=CHROMIUM_FLAGS,
             env={"HOME": str(tmp_path_factory.mktemp("chromium-home"))},
         )
         yield launched
