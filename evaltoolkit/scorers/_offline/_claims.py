@@ -77,7 +77,6 @@ from ._document import (
     base_stem,
     excerpt,
     is_negated,
-    negations,
     verbs_between,
     words_apart,
 )
@@ -378,8 +377,11 @@ def _negation_on_claim(clause: TextUnit, claim: TextUnit) -> bool:
     attention, not all of it good" does not negate the attention; "No 1" is a rank)."""
     tokens = clause.tokens
     stems = {base_stem(stem) for stem in claim.stems}
-    for index in negations(clause):
-        token = tokens[index]
+    for index, token in enumerate(tokens):
+        if not token.is_negation:
+            continue
+        if token.norm == "no" and index + 1 < len(tokens) and tokens[index + 1].is_number:
+            continue
         for other in range(max(0, index - NEGATION_SCOPE), index + NEGATION_SCOPE + 1):
             if other == index or other >= len(tokens):
                 continue
@@ -395,10 +397,10 @@ def _negation_on_claim(clause: TextUnit, claim: TextUnit) -> bool:
 def _negates_predicate(clause: TextUnit, predicates: set[str]) -> bool:
     """Whether a negation in the clause stands next to one of the claim's predicate words."""
     tokens = clause.tokens
-    negating = negations(clause)
+    negations = [index for index, token in enumerate(tokens) if token.is_negation]
     return any(
         base_stem(token.stem) in predicates
-        and any(abs(index - negation) <= NEGATION_SCOPE for negation in negating)
+        and any(abs(index - negation) <= NEGATION_SCOPE for negation in negations)
         for index, token in enumerate(tokens)
     )
 

@@ -224,39 +224,15 @@ def is_negated(unit: TextUnit) -> bool:
         >>> is_negated(TextUnit.of("He did n't win.")), is_negated(TextUnit.of("He is No 1."))
         (True, False)
     """
-    return bool(negations(unit))
-
-
-# "It was not until 2010 that she won" and "not only X but Y" state what follows.
-_NOT_NEGATING_AFTER = frozenset({"until", "till", "only"})
-
-
-def negations(unit: TextUnit) -> list[int]:
-    """The positions of the words that negate in a piece of text: not "No" before a number (a
-    rank), nor a negation before "until" or "only", which states what follows.
-
-    Args:
-        unit: Any piece of text.
-
-    Returns:
-        The positions in :attr:`TextUnit.tokens`, in order.
-
-    Example:
-        >>> negations(TextUnit.of("It was n't until May that he did n't lose."))
-        [8]
-    """
     tokens = unit.tokens
-    found: list[int] = []
     for index, token in enumerate(tokens):
         if not token.is_negation:
             continue
         following = tokens[index + 1] if index + 1 < len(tokens) else None
-        if following is not None and (
-            (token.norm == "no" and following.is_number) or following.norm in _NOT_NEGATING_AFTER
-        ):
+        if token.norm == "no" and following is not None and following.is_number:
             continue
-        found.append(index)
-    return found
+        return True
+    return False
 
 
 def base_stem(stem: str) -> str:
