@@ -96,7 +96,8 @@ def _check_readable(path: Path) -> None:
     if not path.exists():
         raise DataLoadError(f"no such file: {str(path)!r}")
     if not path.is_file():
-        raise DataLoadError(f"{str(path)!r} is not a file")
+        kind = "a folder" if path.is_dir() else "not a regular file"
+        raise DataLoadError(f"{str(path)!r} is {kind}: give the path of a data file")
 
 
 def _not_utf8(error: UnicodeDecodeError, data: bytes, *, line: int, start: int = 0) -> str:
@@ -198,8 +199,8 @@ def read_records(
         [{'id': '007', 'input': '2+2', 'output': '4'}]
     """
     path = Path(path)
+    _check_readable(path)  # a folder or a missing file says so, whatever its suffix
     suffix = _suffix(path)
-    _check_readable(path)
     try:
         if suffix in (".jsonl", ".ndjson"):
             rows = _read_json_lines(path)
@@ -264,8 +265,8 @@ def read_table(
     import pandas as pd
 
     path = Path(path)
-    suffix = _suffix(path)
     _check_readable(path)
+    suffix = _suffix(path)
     if suffix in (".jsonl", ".ndjson", ".json"):
         records = read_records(path)
         for position, record in enumerate(records):

@@ -71,6 +71,14 @@ def _check_limit(limit: int | None) -> None:
         raise ConfigurationError(f"--limit must be 1 or more, got {limit}")
 
 
+def _check_scorers(names: list[str]) -> None:
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise ConfigurationError(
+            f"--scorer {repeated[0]} is given more than once; give each scorer once"
+        )
+
+
 def _check_output(
     path: str | os.PathLike[str],
     *,
@@ -278,6 +286,7 @@ def _run(args: argparse.Namespace) -> int:
     from ._distributed import cluster_client
 
     _check_limit(args.limit)
+    _check_scorers(args.scorer)
     _check_cluster(args)
     options = _judge_options(args)
     rows = _read_rows(args)  # the input's problems first: a missing file is not an output clash

@@ -327,3 +327,25 @@ def test_a_missing_input_is_reported_before_the_output(
     missing = tmp_path / "missing.jsonl"
     assert _run("run", str(missing), *SCORER, "--out", str(missing)) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+def test_a_folder_as_the_input_is_named_as_a_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "items"
+    folder.mkdir()
+
+    assert _run("run", str(folder), *SCORER) == 2
+    assert f"'{folder}' is a folder: give the path of a data file" in capsys.readouterr().err
+
+
+def test_a_scorer_named_twice_is_a_usage_error_in_cli_terms(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    items = tmp_path / "items.jsonl"
+    items.write_text('{"input": "a", "output": "a"}\n')
+
+    assert _run("run", str(items), *SCORER, "--scorer", "textual-difference") == 2
+    error = capsys.readouterr().err
+    assert "--scorer textual-difference is given more than once" in error
+    assert "dict" not in error  # the library's advice does not fit a command line
