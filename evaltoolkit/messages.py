@@ -79,6 +79,15 @@ def _messages_of(value: Any, field: str, item_id: object) -> list[Mapping[str, A
             field=field,
             item_id=item_id,
         )
+    if value and all(isinstance(message, str) for message in value):
+        raise InputError(
+            f"field {field!r} is a list of {len(value)} texts; give one text, or chat messages "
+            "as mappings such as {'role': 'user', 'content': '...'} (to compare an answer with "
+            "several references, score it against each and keep the best, as meta_evaluate "
+            "does)",
+            field=field,
+            item_id=item_id,
+        )
     messages: list[Mapping[str, Any]] = []
     for position, message in enumerate(value):
         if isinstance(message, Mapping):

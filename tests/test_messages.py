@@ -119,3 +119,19 @@ def test_agent_tool_invocations_are_read() -> None:
 
 def test_strings_have_no_tool_results() -> None:
     assert extract_tool_results("just text") == []
+
+
+def test_a_list_of_texts_is_told_apart_from_a_list_of_messages() -> None:
+    import evaltoolkit as et
+
+    similarity = et.create_answer_similarity_scorer()
+
+    several = similarity.run(input="q", output="Paris", ground_truth=["Paris", "paris, France"])
+    one = similarity.run(input="q", output="Paris", ground_truth="Paris")
+
+    assert several.error is not None and several.error.step == "input"
+    assert "field 'ground_truth' is a list of 2 texts; give one text" in several.error.message
+    assert "keep the best" in several.error.message
+    assert one.error is None and one.score == 1.0
+    with pytest.raises(InputError, match=r"message 1 is int, not a mapping"):
+        input_text([{"role": "user", "content": "x"}, 3])
