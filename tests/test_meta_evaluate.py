@@ -97,6 +97,59 @@ def test_missing_columns_are_named(tmp_path: Path) -> None:
         )
 
 
+@pytest.mark.parametrize(
+    ("task", "label", "group"),
+    [
+        ("summarization", "score", None),
+        ("summarization", "coverage", None),
+        ("summarization", "human", "alignment"),
+        ("textual-difference", "score_textual_difference", None),
+        ("summarization", "item_id", None),
+    ],
+)
+def test_a_label_or_group_named_like_a_score_column_is_refused_before_scoring(
+    task: str, label: str, group: str | None
+) -> None:
+    # Before, the score column silently overwrote the label: agreement with the judge's own
+    # scores, reported as agreement with the humans.
+    frame = pd.DataFrame(
+        {
+            "source": ["The cat sat on the mat.", "The dog ran home."],
+            "summary": ["A cat sat.", "A dog ran."],
+            "sentence1": ["a", "b"],
+            "sentence2": ["a", "c"],
+            "human": [5.0, 1.0],
+            label: [5.0, 1.0],
+            **({group: ["d1", "d2"]} if group else {}),
+        }
+    )
+    clash = group if group else label
+    with pytest.raises(ConfigurationError, match=rf"column '{clash}' has the name of a column"):
+        meta_evaluate(frame, task=task, label=label, group=group, progress=False)
+
+
+def test_the_label_cannot_be_the_group() -> None:
+    frame = pd.DataFrame({"source": ["s"], "summary": ["t"], "doc": [1.0]})
+    with pytest.raises(ConfigurationError, match=r"the label and the group are the same column"):
+        meta_evaluate(frame, task="summarization", label="doc", group="doc", progress=False)
+
+
+def test_the_cli_refuses_a_label_named_score_with_exit_two(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "labelled.jsonl"
+    rows = [
+        {"source": "The cat sat on the mat.", "summary": "A cat sat.", "score": 5},
+        {"source": "The dog ran home.", "summary": "A dog ran.", "score": 1},
+    ]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+
+    code = main(["meta-eval", str(path), "--task", "summarization", "--label", "score"])
+
+    assert code == 2
+    assert "rename it first" in capsys.readouterr().err
+
+
 def test_a_second_run_reuses_the_judge_cache(
     loopback_server: LoopbackServer, tmp_path: Path
 ) -> None:

@@ -146,6 +146,29 @@ def _item_ids(frame: pd.DataFrame) -> list[Any]:
     return list(range(len(frame)))
 
 
+def _score_columns(task: Task, scorer: Scorer) -> list[str]:
+    if task == "summarization":
+        return ["alignment", "coverage", "score"]
+    return [f"score_{scorer.id.replace('-', '_')}"]
+
+
+def _check_column_names(label: str, group: str | None, score_columns: list[str]) -> None:
+    """Refuse a label or group whose name a column of the scores table would overwrite."""
+    if group is not None and group == label:
+        raise ConfigurationError(
+            f"the label and the group are the same column ({label!r}); group by another column"
+        )
+    taken = ["item_id", *score_columns]
+    for name, option in ((label, "--label"), (group, "--group")):
+        if name in taken:
+            raise ConfigurationError(
+                f"the {option.removeprefix('--')} column {name!r} has the name of a column "
+                f"that meta-evaluation adds ({', '.join(taken)}); rename it first (e.g. "
+                f"df.rename(columns={{{name!r}: 'human_{name}'}}), or in the file) and name "
+                f"the new column as the {option.removeprefix('--')}"
+            )
+
+
 def _scorer_for(task: Task, model: str | None, judge_options: dict[str, Any]) -> Scorer:
     if task == "summarization":
         return create_summarization_scorer(model, reason="template", **judge_options)
@@ -271,7 +294,6 @@ async def ameta_evaluate(
         group = "doc_id"
     if group is not None:
         _require(frame, group, "--group")
-    defaults = _DEFAULT_COLUMNS[task]
     if scorer is None:
         scorer = _scorer_for(task, model, judge_options)
     elif model is not None or judge_options:
@@ -280,6 +302,8 @@ async def ameta_evaluate(
             "its options on the scorer itself"
         )
 
+    _check_column_names(label, group, _score_columns(task, scorer))
+    defaults = _DEFAULT_COLUMNS[task]
     scores = frame[[label] + ([group] if group else [])].copy()
     scores.insert(0, "item_id", _item_ids(frame))
     if task == "summarization":
@@ -293,7 +317,7 @@ async def ameta_evaluate(
         for column, detail in (("alignment", "alignment_score"), ("coverage", "coverage_score")):
             scores[column] = [s.details.get(detail, math.nan) for s in summarization]
         scores["score"] = [s.score for s in summarization]
-        score_columns = ["alignment", "coverage", "score"]
+        score_columns = _score_columns(task, scorer)
     else:
         question = question_col or defaults["question"]
         if question_col is None and question not in frame.columns:
@@ -305,9 +329,8 @@ async def ameta_evaluate(
             reference_col or str(defaults["reference"]),
         )
         result = await arun_evals(items, scorer, concurrency=concurrency, progress=progress)
-        column = f"score_{scorer.id.replace('-', '_')}"
-        scores[column] = _best_per_row(result, owners, len(frame), scorer.id)
-        score_columns = [column]
+        score_columns = _score_columns(task, scorer)
+        scores[score_columns[0]] = _best_per_row(result, owners, len(frame), scorer.id)
         if threshold is None and task == "answer-similarity":
             threshold = ANSWER_THRESHOLD
     table = agreement(
