@@ -239,3 +239,41 @@ async def test_ameta_evaluate_is_the_async_twin() -> None:
     assert metric(evaluation.agreement, "score_textual_difference", "spearman") == pytest.approx(
         1.0
     )
+
+
+def test_against_another_label_equals_a_second_meta_evaluation_without_scoring_again() -> None:
+    frame = pd.DataFrame(
+        {
+            "source": ["The cat sat on the mat in Paris on Monday."] * 3
+            + ["The dog ran home to Rome after the storm."] * 3,
+            "summary": [
+                "The cat sat on the mat.",
+                "The cat sat in Paris.",
+                "The dog sat on the mat in Rome.",
+                "The dog ran home to Rome.",
+                "The dog ran home.",
+                "The cat flew to Paris.",
+            ],
+            "faithful": [5.0, 4.0, 1.0, 5.0, 4.0, 1.0],
+            "complete": [3.0, 2.0, 1.0, 4.0, 1.0, 2.0],
+            "doc": ["a", "a", "a", "b", "b", "b"],
+            "score": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0],  # a label named like a score column
+        }
+    )
+    options = {"task": "summarization", "group": "doc", "n_bootstrap": 50, "progress": False}
+    faithful = meta_evaluate(frame, label="faithful", **options)
+
+    complete = faithful.against("complete")
+    expected = meta_evaluate(frame, label="complete", **options)
+
+    assert complete.result is faithful.result  # the same run: nothing scored twice
+    assert complete.label == "complete"
+    assert complete.scores["complete"].tolist() == [3.0, 2.0, 1.0, 4.0, 1.0, 2.0]
+    assert "faithful" not in complete.scores.columns
+    pd.testing.assert_frame_equal(complete.scores, expected.scores)
+    pd.testing.assert_frame_equal(complete.agreement, expected.agreement)
+    assert not complete.agreement["value"].equals(faithful.agreement["value"])
+    with pytest.raises(ConfigurationError, match=r"no column 'fluency'"):
+        faithful.against("fluency")
+    with pytest.raises(ConfigurationError, match=r"column 'score' has the name"):
+        faithful.against("score")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from .._datasets import read_table
@@ -74,11 +74,74 @@ class MetaEvaluation:
     group: str | None
     result: EvalResult
     judge_model: str | None = None
+    # What against() needs: the labelled rows as scored, and the agreement options.
+    _data: pd.DataFrame | None = field(default=None, repr=False, compare=False)
+    _threshold: float | None = field(default=None, repr=False, compare=False)
+    _n_bootstrap: int = field(default=1000, repr=False, compare=False)
 
     def summary(self) -> pd.DataFrame:
         """The agreement table's main figures, one row per score column and metric."""
         columns = ["score", "metric", "level", "value", "ci_low", "ci_high", "n", "groups"]
         return self.agreement[columns]
+
+    def against(self, label: str) -> MetaEvaluation:
+        """The same scores compared with another label column of the same data, unscored again.
+
+        A data set often carries several human labels (SummEval: consistency, relevance,
+        coherence, fluency); score it once and measure the agreement with each.
+
+        Args:
+            label: Another label column of the data given to :func:`meta_evaluate`.
+
+        Returns:
+            A :class:`MetaEvaluation` with the same scores, run and group, and the agreement
+            with ``label`` (same threshold and bootstrap resamples).
+
+        Raises:
+            ConfigurationError: The data has no such column, or its name is taken by a score
+                column.
+
+        Example:
+            >>> import pandas as pd
+            >>> frame = pd.DataFrame({"sentence1": ["a cat", "a dog", "the sun"],
+            ...                       "sentence2": ["a cat", "a log", "a moon"],
+            ...                       "meaning": [5.0, 3.0, 0.5], "wording": [5.0, 4.0, 1.0]})
+            >>> meaning = meta_evaluate(frame, task="textual-difference", label="meaning",
+            ...                         n_bootstrap=0, progress=False)
+            >>> wording = meaning.against("wording")
+            >>> wording.label, wording.scores.columns.tolist()
+            ('wording', ['item_id', 'wording', 'score_textual_difference'])
+        """
+        if self._data is None:
+            raise ConfigurationError(
+                "this MetaEvaluation does not hold its data; call meta_evaluate again with "
+                f"label={label!r}"
+            )
+        _require(self._data, label, "--label")
+        _check_column_names(label, self.group, self.score_columns)
+        scores = self.scores.drop(columns=[self.label])
+        scores.insert(1, label, self._data[label].to_numpy())
+        table = agreement(
+            scores,
+            self.score_columns,
+            label,
+            group=self.group,
+            threshold=self._threshold,
+            n_bootstrap=self._n_bootstrap,
+        )
+        return MetaEvaluation(
+            task=self.task,
+            scores=scores,
+            agreement=table,
+            score_columns=self.score_columns,
+            label=label,
+            group=self.group,
+            result=self.result,
+            judge_model=self.judge_model,
+            _data=self._data,
+            _threshold=self._threshold,
+            _n_bootstrap=self._n_bootstrap,
+        )
 
 
 def _require(frame: pd.DataFrame, column: str, option: str) -> None:
@@ -345,4 +408,7 @@ async def ameta_evaluate(
         group=group,
         result=result,
         judge_model=scorer.judge_model,
+        _data=frame,
+        _threshold=threshold,
+        _n_bootstrap=n_bootstrap,
     )
