@@ -49,6 +49,18 @@ def test_the_runs_must_hold_the_same_items() -> None:
         compare_scores(run([0.1, 0.2], [1, 2]), run([0.1], [1]))
 
 
+@pytest.mark.parametrize("name", ["change", "before", "item_id"])
+def test_a_label_named_like_a_comparison_column_is_refused(name: str) -> None:
+    # Before, the label silently replaced that column (the changes became the human labels).
+    before, after = run([0.1, 0.2], [1, 2]), run([0.3, 0.2], [1, 2])
+    for result in (before, after):
+        for item in result:
+            item.fields[name] = item.fields["human"]
+
+    with pytest.raises(ConfigurationError, match=rf"label field '{name}' has the name"):
+        compare_scores(before, after, label=name)
+
+
 def test_agreement_change_matches_scipy() -> None:
     before_scores = [0.1, 0.3, 0.2, 0.8, 0.9]
     after_scores = [0.9, 0.3, 0.2, 0.1, 0.4]

@@ -25,6 +25,9 @@ __all__ = ["AGREEMENT_METRICS", "agreement_change", "compare_scores"]
 AGREEMENT_METRICS = ("spearman", "kendall", "pearson", "auroc")
 
 
+_COMPARISON_COLUMNS = ("item_id", "before", "after", "change")
+
+
 def _scores(result: EvalResult, scorer: str | None) -> tuple[str, list[float]]:
     if not result.scorer_ids:
         raise ConfigurationError("compare_scores: a run has no scorer")
@@ -66,6 +69,11 @@ def compare_scores(
     """
     import pandas as pd
 
+    if label in _COMPARISON_COLUMNS:
+        raise ConfigurationError(
+            f"compare_scores: the label field {label!r} has the name of a column of the "
+            f"comparison ({', '.join(_COMPARISON_COLUMNS)}); rename the field first"
+        )
     ids = [item.item_id for item in before]
     if ids != [item.item_id for item in after]:
         raise ConfigurationError("compare_scores: the two runs must hold the same items in order")
