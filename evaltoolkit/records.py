@@ -1272,6 +1272,15 @@ def _read_jsonl(path: Path) -> tuple[list[str], dict[str, list[Any]], int]:
     return columns, cells, len(records)
 
 
+def _blank(path: Path) -> bool:
+    """Whether a file holds nothing but whitespace (read in chunks: exports can be large)."""
+    with path.open("rb") as handle:
+        while chunk := handle.read(1 << 16):
+            if chunk.strip():
+                return False
+    return True
+
+
 def read_results(path: str | os.PathLike[str]) -> EvalResult:
     """Read results saved by ``to_parquet``, ``to_csv``, ``to_jsonl`` or ``evaltoolkit run --out``.
 
@@ -1305,6 +1314,13 @@ def read_results(path: str | os.PathLike[str]) -> EvalResult:
     if not source.is_file():
         raise DataLoadError(f"no such results file: {str(source)!r}")
     suffix = source.suffix.lower()
+    if _blank(source):
+        if suffix in (".jsonl", ".ndjson"):
+            return EvalResult(items=[], scorer_ids=[])  # what to_jsonl writes for no items
+        raise DataLoadError(
+            f"{str(source)!r} is empty: it is not a results export (a {suffix or 'results'} "
+            "export of a run with no items still has a header row or a schema)"
+        )
     try:
         if suffix == ".parquet":
             import pandas as pd

@@ -247,10 +247,19 @@ def test_from_frame_is_the_inverse_of_to_frame(summaries: EvalResult) -> None:
     assert frame_layout(pd.DataFrame({"score": [1.0]})) is None
 
 
-def test_an_empty_run_round_trips(tmp_path: Path) -> None:
+@pytest.mark.parametrize("suffix", [".parquet", ".csv", ".jsonl"])
+def test_an_empty_run_round_trips(tmp_path: Path, suffix: str) -> None:
     empty = EvalResult(items=[], scorer_ids=[])
-    again = read_results(empty.to_parquet(tmp_path / "empty.parquet"))
+    written = getattr(empty, f"to_{suffix[1:]}")(tmp_path / f"empty{suffix}")
+    again = read_results(written)
     assert len(again) == 0 and again.scorer_ids == []
+
+
+def test_an_empty_file_that_cannot_be_an_export_says_it_is_empty(tmp_path: Path) -> None:
+    for name in ("blank.csv", "blank.parquet"):
+        (tmp_path / name).write_text("\n")
+        with pytest.raises(DataLoadError, match=rf"{name}' is empty: it is not a results"):
+            read_results(tmp_path / name)
 
 
 def test_a_file_that_is_not_an_export_names_the_missing_columns(tmp_path: Path) -> None:
