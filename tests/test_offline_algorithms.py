@@ -699,6 +699,16 @@ def test_questions_ask_atomic_facts_that_read_on_their_own() -> None:
         assert "officials said" not in question
 
 
+def test_a_negation_is_never_asked_about_as_a_key_phrase() -> None:
+    source = (
+        "The council will not reopen the bridge. Residents are not happy. The mayor said "
+        "repairs are not funded. Traffic is not moving. The bridge closed in May."
+    )
+    questions = judge_source(source, "", 10)["questions"]
+    assert "Does the text mention bridge?" in questions
+    assert not any(question.endswith(" not?") for question in questions)
+
+
 def test_a_verb_phrase_is_asked_with_the_subject_it_continues() -> None:
     source = (
         "The four-time Olympic champion will bid for the hour record in June, and will attempt "
