@@ -234,13 +234,19 @@ def test_an_infinitive_that_drops_its_own_subject_is_unsupported() -> None:
     assert _claims("United have made a contract offer to Andreas Pereira.", offer)[0]["supported"]
 
 
-def test_a_claim_opening_with_a_prepositional_object_is_unsupported() -> None:
+def test_a_claim_opening_with_a_prepositional_object_or_an_owner_is_unsupported() -> None:
     source = "Foreigners from outside the EU will be forced to provide a criminal record."
     wrong = _claims("The EU will be forced to provide a criminal record.", source)[0]
     assert wrong["supported"] is False
     assert 'only after "outside"' in wrong["reason"]
     right = _claims("Foreigners will be forced to provide a criminal record.", source)[0]
     assert right["supported"] is True, right["reason"]
+    source = "Chelsea's Izzy Brown has also been named in the side for the European qualifiers."
+    owner = _claims("Chelsea has been named in the side for the European qualifiers.", source)[0]
+    assert owner["supported"] is False
+    assert 'only as the owner of "Izzy"' in owner["reason"]
+    named = _claims("Izzy Brown has been named in the side for the qualifiers.", source)[0]
+    assert named["supported"] is True, named["reason"]
 
 
 def test_a_word_joined_to_another_partner_is_unsupported() -> None:

@@ -62,8 +62,9 @@ Contradictions, each decisive and each quoted in the reason:
   to someone else ("they are being driven away" from "they claim customers are being driven
   away"); an infinitive where the source gives the verb a subject of its own right after the
   verb it follows ("hoping to stay away" from "hoping the clouds stay away"); a claim opening
-  with a word and an auxiliary that the source has only after a preposition ("EU will be
-  forced" from "Foreigners from outside the EU will be forced"); one of two words joined by
+  with a word and an auxiliary that the source has only after a preposition or as an owner
+  ("EU will be forced" from "Foreigners from outside the EU will be forced"; "Chelsea has been
+  named" from "Chelsea's Izzy Brown has been named"); one of two words joined by
   "and" where the source joins the other to another word and has the claim's word elsewhere
   ("Roma and Everton have asked" from "interest from Roma while Tottenham and Everton have
   asked");
@@ -82,6 +83,7 @@ words, at most ``EVIDENCE_CANDIDATES`` of them, and each check reads at most
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from itertools import islice, pairwise
 from typing import Any
@@ -151,6 +153,8 @@ _WEEKDAYS = word_set("monday tuesday wednesday thursday friday saturday sunday")
 _SUBJECT_PRONOUNS = word_set("he she it they we i you")
 _PRESENT_BE = word_set("am is are")
 _PAST_BE = word_set("was were")
+# "'s" or a bare apostrophe right after a word: its owner ("Chelsea's", "the players'").
+_POSSESSIVE_RE = re.compile(r"\s*['\u2019]s?(?![\w'])")
 _PREPOSITIONS = word_set(
     "of from outside inside in on at with without for by about among between within into onto"
 )
@@ -770,8 +774,10 @@ def _swapped_conjunct(claim: TextUnit, evidence: TextUnit) -> str | None:
 
 def _object_as_subject(claim: TextUnit, evidence: TextUnit) -> str | None:
     """A claim opening with a word and an auxiliary ("The EU will") that the source has only
-    after a preposition, so that what follows is said of something else: "EU will be forced
-    to provide" from "Foreigners from outside the EU will be forced to provide"."""
+    after a preposition, or only as the owner of something ("Chelsea's Izzy Brown"), so that
+    what follows is said of something else: "EU will be forced to provide" from "Foreigners
+    from outside the EU will be forced to provide"; "Chelsea has been named" from "Chelsea's
+    Izzy Brown has been named"."""
     tokens, source = claim.tokens, evidence.tokens
     first = 0
     while first < len(tokens) and tokens[first].norm in _DETERMINERS:
@@ -794,9 +800,24 @@ def _object_as_subject(claim: TextUnit, evidence: TextUnit) -> str | None:
         if before < 0 or source[before].norm not in _PREPOSITIONS:
             return None
         prepositions.append(source[before].surface)
-    if not prepositions:
-        return None
-    return f'the source has "{opening.surface}" only after "{prepositions[0]}"'
+    if prepositions:
+        return f'the source has "{opening.surface}" only after "{prepositions[0]}"'
+    owned = [k for k in range(len(source) - 1) if source[k].stem == opening.stem]
+    if (
+        owned
+        and not _is_owner(claim, opening)
+        and all(_is_owner(evidence, source[k]) for k in owned)
+    ):
+        owner_of = source[owned[0] + 1].surface
+        return f'the source has "{opening.surface}" only as the owner of "{owner_of}"'
+    return None
+
+
+def _is_owner(unit: TextUnit, token: Token) -> bool:
+    """Whether a word is written as an owner: "Chelsea's", "Chelsea 's", "the players'"."""
+    return token.surface.endswith(("'s", "\u2019s")) or bool(
+        _POSSESSIVE_RE.match(unit.text, token.end)
+    )
 
 
 def _changed_agent(claim: TextUnit, evidence: TextUnit) -> str | None:
