@@ -199,6 +199,92 @@ def test_a_passive_without_its_doer_still_keeps_who_undergoes_it() -> None:
     assert _claims("The rocket is carrying a capsule.", colonies)[0]["supported"] is True
 
 
+def test_a_verb_used_twice_is_no_paraphrase() -> None:
+    source = "Charles is said to have become increasingly perplexed about his role."
+    doubled = _claims(
+        "Charles has become increasingly increasingly perplexed about his role.", source
+    )
+    assert doubled[0]["supported"] is False
+    kept = _claims("Charles has become increasingly perplexed about his role.", source)
+    assert kept[0]["supported"] is True, kept[0]["reason"]
+
+
+def test_a_pronoun_standing_for_someone_else_is_unsupported() -> None:
+    source = "They claim customers are being driven away by the noises, which start at noon."
+    wrong = _claims("They claim they are being driven away by the noises.", source)[0]
+    assert wrong["supported"] is False
+    assert 'says "customers driven", not "they driven"' in wrong["reason"]
+    assert _claims("They claim customers are being driven away.", source)[0]["supported"]
+    # A pronoun after the name may refer back to it.
+    source = "Aubrey said she was told her son would be eligible for a wheelchair when he is five."
+    referring_back = _claims("Aubrey said he would be eligible for a wheelchair.", source)[0]
+    assert 'not "he eligible"' not in referring_back["reason"]
+    wrong = _claims("Aubrey said she would be eligible for a wheelchair.", source)[0]
+    assert 'not "she eligible"' in wrong["reason"]
+
+
+def test_an_infinitive_that_drops_its_own_subject_is_unsupported() -> None:
+    source = "Visitors to the island will be hoping the clouds stay away on Friday."
+    wrong = _claims("Visitors to the island will be hoping to stay away on Friday.", source)[0]
+    assert wrong["supported"] is False
+    assert 'says "clouds stay", not "to stay"' in wrong["reason"]
+    right = _claims("Visitors will be hoping the clouds stay away on Friday.", source)[0]
+    assert right["supported"] is True, right["reason"]
+    offer = "United have made a contract offer to 19-year-old Andreas Pereira."
+    assert _claims("United have made a contract offer to Andreas Pereira.", offer)[0]["supported"]
+
+
+def test_a_claim_opening_with_a_prepositional_object_or_an_owner_is_unsupported() -> None:
+    source = "Foreigners from outside the EU will be forced to provide a criminal record."
+    wrong = _claims("The EU will be forced to provide a criminal record.", source)[0]
+    assert wrong["supported"] is False
+    assert 'only after "outside"' in wrong["reason"]
+    right = _claims("Foreigners will be forced to provide a criminal record.", source)[0]
+    assert right["supported"] is True, right["reason"]
+    source = "Chelsea's Izzy Brown has also been named in the side for the European qualifiers."
+    owner = _claims("Chelsea has been named in the side for the European qualifiers.", source)[0]
+    assert owner["supported"] is False
+    assert 'only as the owner of "Izzy"' in owner["reason"]
+    named = _claims("Izzy Brown has been named in the side for the qualifiers.", source)[0]
+    assert named["supported"] is True, named["reason"]
+
+
+def test_a_word_joined_to_another_partner_is_unsupported() -> None:
+    source = (
+        "There is interest from Roma while Tottenham and Everton have asked to be kept informed."
+    )
+    wrong = _claims("Roma and Everton have asked to be kept informed.", source)[0]
+    assert wrong["supported"] is False
+    assert 'joins "Everton" with "Tottenham"' in wrong["reason"]
+    right = _claims("Tottenham and Everton have asked to be kept informed.", source)[0]
+    assert right["supported"] is True, right["reason"]
+
+
+def test_by_in_place_of_another_preposition_changes_the_doer() -> None:
+    source = "Captured at 1,500 frames per second, the video shows a chameleon hunting."
+    wrong = _claims("The video was captured by 1,500 frames per second.", source)[0]
+    assert wrong["supported"] is False
+    assert 'says "Captured at", not "captured by"' in wrong["reason"]
+    right = _claims("The video was captured at 1,500 frames per second.", source)[0]
+    assert right["supported"] is True, right["reason"]
+    # "From" and a time name no other doer.
+    source = "The raids resumed by Wednesday after a surprise performance from Madonna."
+    assert _claims("The raids resumed on Wednesday.", source)[0]["supported"]
+    assert _claims("There was a surprise performance by Madonna.", source)[0]["supported"]
+
+
+def test_be_in_another_tense_is_unsupported_unless_reported() -> None:
+    source = "Jean Bourdain was one of the founders of the town."
+    wrong = _claims("Jean Bourdain is one of the founders.", source)[0]
+    assert wrong["supported"] is False
+    assert 'says "was", not "is"' in wrong["reason"]
+    right = _claims("Jean Bourdain was one of the founders.", source)[0]
+    assert right["supported"] is True, right["reason"]
+    source = "An FBI spokesman said authorities were on scene investigating."
+    reported = _claims("An FBI spokesman says authorities are on scene investigating.", source)
+    assert reported[0]["supported"] is True, reported[0]["reason"]
+
+
 def test_a_splice_across_another_verb_is_unsupported() -> None:
     source = "Seven games involving Nimes were investigated after Conrad was arrested last year."
     spliced = _claims("Seven games involving Nimes were arrested last year.", source)[0]
@@ -617,6 +703,16 @@ def test_questions_ask_atomic_facts_that_read_on_their_own() -> None:
         fact = question.split(" ", 4)[-1]
         assert not fact.startswith(("and ", "but ", "who ", "which ", "said ", "after "))
         assert "officials said" not in question
+
+
+def test_a_negation_is_never_asked_about_as_a_key_phrase() -> None:
+    source = (
+        "The council will not reopen the bridge. Residents are not happy. The mayor said "
+        "repairs are not funded. Traffic is not moving. The bridge closed in May."
+    )
+    questions = judge_source(source, "", 10)["questions"]
+    assert "Does the text mention bridge?" in questions
+    assert not any(question.endswith(" not?") for question in questions)
 
 
 def test_a_verb_phrase_is_asked_with_the_subject_it_continues() -> None:

@@ -17,7 +17,8 @@ stage will open in York"), and the claim's first verb keeps the subject its sent
 
 A claim is supported when nothing below contradicts it and either the evidence states at least
 ``settings.claim_support`` of its weight, or the claim is a paraphrase of the evidence: it keeps
-every name, number and noun and changes at most one verb or adverb ("started" for "founded").
+every name, number and noun and changes at most one verb or adverb for a new word ("started"
+for "founded"; a word of the evidence used twice, "increasingly increasingly", is no change).
 Contradictions, each decisive and each quoted in the reason:
 
 - a number or date the document never gives, or one the evidence does not give, or one that
@@ -55,7 +56,24 @@ Contradictions, each decisive and each quoted in the reason:
   from "The company was founded in 1995 by John Smith"; "John Smith founded the company" is
   the same fact). A passive without its doer is checked too: "Her husband was found" from
   "Her husband found the infant", where the verb's object follows it after "the", "a" or
-  the like (a participle after a noun, "colonies kept near meadows", is not an active verb).
+  the like (a participle after a noun, "colonies kept near meadows", is not an active verb);
+- a subject the claim gives a verb that the source gives it otherwise: a pronoun where the
+  source names the subject and its own use of the pronoun comes before that name, so refers
+  to someone else ("they are being driven away" from "they claim customers are being driven
+  away"); an infinitive where the source gives the verb a subject of its own right after the
+  verb it follows ("hoping to stay away" from "hoping the clouds stay away"); a claim opening
+  with a word and an auxiliary that the source has only after a preposition or as an owner
+  ("EU will be forced" from "Foreigners from outside the EU will be forced"; "Chelsea has been
+  named" from "Chelsea's Izzy Brown has been named"); one of two words joined by
+  "and" where the source joins the other to another word and has the claim's word elsewhere
+  ("Roma and Everton have asked" from "interest from Roma while Tottenham and Everton have
+  asked");
+- "by", which names the doer, where the source has another preposition between the same two
+  words, or the reverse ("captured by 1,500 frames per second" for "captured at ..."); "from"
+  and times ("by Wednesday") name no doer;
+- a form of "be" the claim copies between the same two words as the source in the other
+  tense ("Jean Bourdain, is one of them" for "was"), unless the claim reports what someone
+  said (reported speech shifts tenses).
 
 Cost: the evidence is looked for among the sentences that share the claim's most specific
 words, at most ``EVIDENCE_CANDIDATES`` of them, and each check reads at most
@@ -65,6 +83,7 @@ words, at most ``EVIDENCE_CANDIDATES`` of them, and each check reads at most
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from itertools import islice, pairwise
 from typing import Any
@@ -83,7 +102,16 @@ from ._document import (
 from ._facts import REPORTING_VERBS
 from ._memo import memoized_property
 from ._settings import SummarizationOfflineSettings
-from ._text import AUXILIARIES, Token, split_clauses, split_sentences, stem, tokenize, word_set
+from ._text import (
+    AUXILIARIES,
+    MONTH_NAMES,
+    Token,
+    split_clauses,
+    split_sentences,
+    stem,
+    tokenize,
+    word_set,
+)
 
 # A summary clause needs this many content words to stand as a claim of its own.
 CLAIM_MIN_CONTENT = 2
@@ -122,6 +150,14 @@ REPORTING_STEMS = frozenset(stem(word) for word in REPORTING_VERBS)
 _BE_FORMS = word_set("is are was were be been being")
 _DETERMINERS = word_set("a an the this that these those his her its their our my your")
 _WEEKDAYS = word_set("monday tuesday wednesday thursday friday saturday sunday")
+_SUBJECT_PRONOUNS = word_set("he she it they we i you")
+_PRESENT_BE = word_set("am is are")
+_PAST_BE = word_set("was were")
+# "'s" or a bare apostrophe right after a word: its owner ("Chelsea's", "the players'").
+_POSSESSIVE_RE = re.compile(r"\s*['\u2019]s?(?![\w'])")
+_PREPOSITIONS = word_set(
+    "of from outside inside in on at with without for by about among between within into onto"
+)
 
 
 @dataclass(frozen=True)
@@ -289,7 +325,16 @@ def _evidence(
         return None
     keeps_keys = not any(word.key for word in missing)
     changed = sum(1 for word in missing if not word.key)
-    paraphrase = keeps_keys and changed <= PARAPHRASE_CHANGED_WORDS and len(missing) < len(words)
+    # A changed verb is a new word: one the evidence has, used a second time, restates
+    # nothing ("increasingly increasingly perplexed"; "investigated after Conrad was
+    # investigated").
+    reused = any(word.stem in unit.stems for word in missing)
+    paraphrase = (
+        keeps_keys
+        and changed <= PARAPHRASE_CHANGED_WORDS
+        and not reused
+        and len(missing) < len(words)
+    )
     support = math.fsum(found) / total if total else 0.0
     return _Evidence(first, last, unit, context, support, tuple(missing), paraphrase)
 
@@ -490,6 +535,17 @@ def _noun_phrase(
     return frozenset(found)
 
 
+def _subject_before(tokens: tuple[Token, ...], position: int, light: frozenset[int]) -> int:
+    """The position of the word before a verb and its auxiliaries, negations and adverbs
+    ("customers | are being driven"); -1 where the verb opens the text."""
+    before = position - 1
+    while before >= 0 and (
+        tokens[before].norm in AUXILIARIES or tokens[before].is_negation or before in light
+    ):
+        before -= 1
+    return before
+
+
 def _roles(
     unit: TextUnit, verb: str, positions: list[int] | None = None
 ) -> list[tuple[frozenset[str], frozenset[str]]]:
@@ -502,12 +558,7 @@ def _roles(
     for position in sorted(light) if positions is None else positions:
         if tokens[position].stem != verb:
             continue
-        before = position - 1
-        while before >= 0 and (
-            tokens[before].norm in AUXILIARIES or tokens[before].is_negation or before in light
-        ):
-            before -= 1
-        subject = _noun_phrase(tokens, before, -1, light)
+        subject = _noun_phrase(tokens, _subject_before(tokens, position, light), -1, light)
         by = next(
             (
                 index
@@ -576,6 +627,240 @@ def _swapped_roles(claim: TextUnit, evidence: TextUnit) -> str | None:
                 surface = next(t.surface for t in claim.tokens if t.stem == verb)
                 return f'the claim swaps who does what in "{surface}"'
     return None
+
+
+def _pronoun_for_another(claim: TextUnit, evidence: TextUnit) -> str | None:
+    """A pronoun the claim makes the subject of a verb whose subject the source names, where
+    the source's own use of that pronoun comes before the name and so refers to someone else:
+    "They claim they are being driven away" from "they claim customers are being driven
+    away" ("her son would be eligible when he is five": "he" after "son" may be the son)."""
+    tokens, light = claim.tokens, claim.light_positions
+    source, source_light = evidence.tokens, evidence.light_positions
+    pronouns = {token.norm for token in source if token.norm in _SUBJECT_PRONOUNS}
+    for position in sorted(light):
+        verb = tokens[position]
+        before = _subject_before(tokens, position, light)
+        if verb.stem in REPORTING_STEMS or before < 0:
+            continue
+        pronoun = tokens[before].norm
+        if pronoun not in _SUBJECT_PRONOUNS or pronoun not in pronouns:
+            continue
+        uses = [index for index in sorted(source_light) if source[index].stem == verb.stem]
+        named: list[str] = []
+        for use in uses:
+            subject = _subject_before(source, use, source_light)
+            if (
+                subject < 0
+                or not _noun_phrase(source, subject, -1, source_light)
+                or any(token.norm == pronoun for token in source[subject + 1 :])
+            ):
+                break
+            named.append(source[subject].surface)
+        else:
+            if named:
+                return (
+                    f'the source says "{named[0]} {verb.surface}", not '
+                    f'"{tokens[before].surface} {verb.surface}"'
+                )
+    return None
+
+
+def _changed_tense(claim: TextUnit, evidence: TextUnit, document: SourceDocument) -> str | None:
+    """A form of "be" the claim copies between the same two words as the source but in the
+    other tense: "Jean Bourdain, is one of them" where the source says "Jean Bourdain, was
+    one of them". Reported speech may shift its tense ("says the police are" for "said the
+    police were"), so a claim that reports what someone said is not checked."""
+    tokens, source = claim.tokens, evidence.tokens
+    for index in range(1, len(tokens) - 1):
+        word = tokens[index].norm
+        if word in _PRESENT_BE:
+            other_tense = _PAST_BE
+        elif word in _PAST_BE:
+            other_tense = _PRESENT_BE
+        else:
+            continue
+        if any(token.norm in REPORTING_VERBS for token in tokens[:index]):
+            return None
+        run = tokens[index - 1 : index + 2]
+        left, right = run[0].norm, run[2].norm
+        other = next(
+            (
+                source[k]
+                for k in range(1, len(source) - 1)
+                if source[k].norm in other_tense
+                and source[k - 1].norm == left
+                and source[k + 1].norm == right
+            ),
+            None,
+        )
+        if other is not None and not any(
+            sentence.has_run(run) for sentence in document.sentences[:_POSTINGS_BUDGET]
+        ):
+            return f'the source says "{other.surface}", not "{tokens[index].surface}"'
+    return None
+
+
+def _lost_subject(claim: TextUnit, evidence: TextUnit) -> str | None:
+    """An infinitive the claim gives its clause's subject where the source gives that verb a
+    subject of its own, right after the verb the infinitive follows: "Visitors will be hoping
+    to stay away" from "Visitors will be hoping the clouds stay away"."""
+    tokens, light = claim.tokens, claim.light_positions
+    source, source_light = evidence.tokens, evidence.light_positions
+    for index in range(1, len(tokens) - 1):
+        governing, verb = tokens[index - 1], tokens[index + 1]
+        if tokens[index].norm != "to" or not governing.is_content or index + 1 not in light:
+            continue
+        subjects: list[str] = []
+        for use in (k for k in range(1, len(source)) if source[k].stem == verb.stem):
+            subject = _subject_before(source, use, source_light)
+            if (
+                subject < 0
+                or source[use - 1].norm == "to"
+                or not source[subject].is_content
+                or source[subject].is_number
+                or subject in source_light
+            ):
+                break
+            # The subject's noun phrase follows the governing verb: "hoping the clouds stay",
+            # not "an offer to 19-year-old Andreas Pereira".
+            start = subject
+            while start > 0 and (
+                source[start - 1].norm in _DETERMINERS
+                or (
+                    source[start - 1].is_content
+                    and not source[start - 1].is_number
+                    and start - 1 not in source_light
+                )
+            ):
+                start -= 1
+            if start == 0 or source[start - 1].stem != governing.stem:
+                break
+            subjects.append(source[subject].surface)
+        else:
+            if subjects:
+                return f'the source says "{subjects[0]} {verb.surface}", not "to {verb.surface}"'
+    return None
+
+
+def _swapped_conjunct(claim: TextUnit, evidence: TextUnit) -> str | None:
+    """A word the claim joins with "and" to a word the source joins with another, where the
+    source has the claim's word elsewhere: "Roma and Everton have asked" from "interest from
+    Roma while Tottenham and Everton have asked"."""
+    tokens, source = claim.tokens, evidence.tokens
+    for index in range(1, len(tokens) - 1):
+        first, second = tokens[index - 1], tokens[index + 1]
+        if tokens[index].norm != "and" or not (first.is_content and second.is_content):
+            continue
+        if first.stem not in evidence.stems or evidence.has_run(tokens[index - 1 : index + 2]):
+            continue
+        partner = next(
+            (
+                source[k - 1]
+                for k in range(1, len(source) - 1)
+                if source[k].norm == "and"
+                and source[k + 1].stem == second.stem
+                and source[k - 1].is_content
+                and source[k - 1].stem != first.stem
+            ),
+            None,
+        )
+        if partner is not None:
+            return (
+                f'the source joins "{second.surface}" with "{partner.surface}", not '
+                f'"{first.surface}"'
+            )
+    return None
+
+
+def _object_as_subject(claim: TextUnit, evidence: TextUnit) -> str | None:
+    """A claim opening with a word and an auxiliary ("The EU will") that the source has only
+    after a preposition, or only as the owner of something ("Chelsea's Izzy Brown"), so that
+    what follows is said of something else: "EU will be forced to provide" from "Foreigners
+    from outside the EU will be forced to provide"; "Chelsea has been named" from "Chelsea's
+    Izzy Brown has been named"."""
+    tokens, source = claim.tokens, evidence.tokens
+    first = 0
+    while first < len(tokens) and tokens[first].norm in _DETERMINERS:
+        first += 1
+    if first + 1 >= len(tokens) or tokens[first + 1].norm not in AUXILIARIES:
+        return None
+    opening = tokens[first]
+    if not opening.is_content or opening.is_number:
+        return None
+    uses = [
+        k
+        for k in range(len(source) - 1)
+        if source[k].stem == opening.stem and source[k + 1].norm == tokens[first + 1].norm
+    ]
+    prepositions: list[str] = []
+    for use in uses:
+        before = use - 1
+        while before >= 0 and source[before].norm in _DETERMINERS:
+            before -= 1
+        if before < 0 or source[before].norm not in _PREPOSITIONS:
+            return None
+        prepositions.append(source[before].surface)
+    if prepositions:
+        return f'the source has "{opening.surface}" only after "{prepositions[0]}"'
+    owned = [k for k in range(len(source) - 1) if source[k].stem == opening.stem]
+    if (
+        owned
+        and not _is_owner(claim, opening)
+        and all(_is_owner(evidence, source[k]) for k in owned)
+    ):
+        owner_of = source[owned[0] + 1].surface
+        return f'the source has "{opening.surface}" only as the owner of "{owner_of}"'
+    return None
+
+
+def _is_owner(unit: TextUnit, token: Token) -> bool:
+    """Whether a word is written as an owner: "Chelsea's", "Chelsea 's", "the players'"."""
+    return token.surface.endswith(("'s", "\u2019s")) or bool(
+        _POSSESSIVE_RE.match(unit.text, token.end)
+    )
+
+
+def _changed_agent(claim: TextUnit, evidence: TextUnit) -> str | None:
+    """A preposition the claim changes to or from "by", which names who does something,
+    between the same two words: "captured by 1,500 frames per second" where the source says
+    "captured at 1,500 frames per second"; "valued for the Palermo president" where it says
+    "valued by the Palermo president". "From" ("a performance from Madonna") and a time
+    ("by Wednesday") name no other role."""
+    tokens, source = claim.tokens, evidence.tokens
+    for index in range(1, len(tokens) - 1):
+        word, preposition = tokens[index - 1], tokens[index]
+        if preposition.norm not in _PREPOSITIONS or not word.is_content:
+            continue
+        target = _next_word(tokens, index + 1)
+        if target is None or target.norm in _WEEKDAYS or target.norm in MONTH_NAMES:
+            continue
+        if evidence.has_run(tokens[index - 1 : index + 1]):
+            continue
+        for k in range(len(source) - 2):
+            other = source[k + 1].norm
+            if (
+                source[k].stem != word.stem
+                or other not in _PREPOSITIONS
+                or "by" not in (other, preposition.norm)
+                or "from" in (other, preposition.norm)
+            ):
+                continue
+            found = _next_word(source, k + 2)
+            if found is not None and found.stem == target.stem:
+                return (
+                    f'the source says "{source[k].surface} {source[k + 1].surface}", not '
+                    f'"{word.surface} {preposition.surface}"'
+                )
+    return None
+
+
+def _next_word(tokens: tuple[Token, ...], start: int) -> Token | None:
+    """The first content word from ``start`` on, past determiners; None where another word
+    comes first."""
+    index = start
+    while index < len(tokens) and tokens[index].norm in _DETERMINERS:
+        index += 1
+    return tokens[index] if index < len(tokens) and tokens[index].is_content else None
 
 
 def _sentences_with_both(first: str, second: str, document: SourceDocument) -> list[int]:
@@ -823,6 +1108,12 @@ def judge_claim(
         _negation_flip(claim, evidence, document),
         _joined_apart(claim, document, settings),
         _swapped_roles(claim, evidence.unit),
+        _pronoun_for_another(claim, evidence.unit),
+        _changed_tense(claim, evidence.unit, document),
+        _lost_subject(claim, evidence.unit),
+        _swapped_conjunct(claim, evidence.unit),
+        _object_as_subject(claim, evidence.unit),
+        _changed_agent(claim, evidence.unit),
     ):
         if problem:
             problems.append(problem)

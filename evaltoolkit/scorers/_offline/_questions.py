@@ -9,9 +9,9 @@ of the second kind:
   settings.question_lead_bias``, because news puts what matters first. Run-ons longer than
   ``MAX_FACT_WORDS`` words are not asked.
 - "Does the text mention <phrase>?": the key phrases of the source, runs of names, nouns and
-  numbers, ranked by how much every one of their words recurs through the document (the
-  harmonic mean of the number of sentences using each) with the same lead prior; no two share
-  a word.
+  numbers (a negation such as "not" is none of these, and ends a run), ranked by how much
+  every one of their words recurs through the document (the harmonic mean of the number of
+  sentences using each) with the same lead prior; no two share a word.
 
 Each question carries its fact or phrase, so answering needs nothing else.
 
@@ -137,6 +137,7 @@ def _mentions(source: str) -> tuple[_Mention, ...]:
                 token is not None
                 and token.is_content
                 and not token.is_ordinal
+                and not token.is_negation
                 and position not in sentence.light_positions
             ):
                 run.append(position)
