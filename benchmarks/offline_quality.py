@@ -561,6 +561,7 @@ FIXED_CONSTANTS: tuple[tuple[str, str, str, float], ...] = (
     ("_claims", "NUMBER_SLOT_WORDS", "alignment", 1),
     ("_claims", "OWN_SHARE", "alignment", 0.25),
     ("_claims", "AGENT_WINDOW", "alignment", 4),
+    ("_claims", "ELSEWHERE_CREDIT", "alignment", 0.0),
     ("_document", "CONTEXT_SENTENCES", "alignment", 1),
     ("_questions", "MIN_FACT_CONTENT", "coverage", 4),
     ("_questions", "MAX_FACT_WORDS", "coverage", 60),

@@ -91,6 +91,52 @@ def test_claim_with_a_number_from_elsewhere_in_the_source_is_unsupported() -> No
     assert claims[0]["supported"] is False
 
 
+def test_a_common_word_from_elsewhere_in_the_source_counts_in_part_a_name_not_at_all(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from evaltoolkit.scorers._offline import _claims as claims_module
+
+    source = (
+        "Steve Bruce is adamant he can keep Hull City in the Premier League after a defeat by "
+        "Southampton. Hull have won two of their last ten games. The club spent heavily in the "
+        "summer. Bruce said the players were working hard in training. Hull face Swansea on "
+        "Saturday. The season ends in May."
+    )
+    claim = "Bruce is adamant he can keep Hull City in the Premier League {}"
+
+    def supported(ending: str) -> bool:
+        verdict: bool = _claims(claim.format(ending), source)[0]["supported"]
+        return verdict
+
+    assert supported("this season")  # "season": stated in another sentence
+    assert not supported("this winter")  # never in the source
+    assert not _claims("Swansea is adamant he can keep Hull City in the Premier League", source)[0][
+        "supported"
+    ]  # another name from the source: a swapped entity
+    monkeypatch.setattr(claims_module, "ELSEWHERE_CREDIT", 0.0)
+    assert not supported("this season")  # without the credit, the one word sinks the claim
+
+
+def test_a_claim_without_a_verb_keeps_the_subject_of_its_form_of_be() -> None:
+    # Two adjacent sentences stand in for one only when the claim keeps who "was" on the bench.
+    source = (
+        "Jack Wilshere was on the bench for Arsenal's semi-final against Reading. "
+        "Mesut Ozil returned to London after the international break."
+    )
+    swapped = _claims("Ozil was on the bench for Arsenal's semi-final against Reading", source)
+    kept = _claims("Wilshere was on the bench for Arsenal's semi-final against Reading", source)
+    # Neither sentence has a form of "be": the claim rephrases, with the team's nickname.
+    rephrased = _claims(
+        "Leicester are just three points from safety",
+        "Boss Nigel Pearson has urged Leicester to ignore their relegation rivals. "
+        "The Foxes host Swansea on Saturday just three points from safety.",
+    )
+
+    assert swapped[0]["supported"] is False
+    assert kept[0]["supported"] is True
+    assert rephrased[0]["supported"] is True
+
+
 def test_an_age_the_source_gives_someone_else_is_unsupported() -> None:
     # An appositive number describes the word before it: 29 is the attacker's age.
     source = (

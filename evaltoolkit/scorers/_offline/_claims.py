@@ -9,8 +9,10 @@ sentence, and for a sentence that names no one, the names of the two sentences b
 document (its inverse sentence frequency), and each occurrence in the claim needs its own
 occurrence in the evidence ("Swansea host Swansea" is not stated by "the Foxes host Swansea").
 The evidence's own words must hold at least half (``OWN_SHARE``) of the claim's names and
-nouns. Two sentences are evidence together only when each states a name, number or noun of the
-claim that the other lacks, the claim takes its part of one after its part of the other (not
+nouns. A common word the evidence lacks but the document uses elsewhere ("this season") counts
+for half its weight (``ELSEWHERE_CREDIT``); a name or number from elsewhere counts for nothing.
+Two sentences are evidence together only when each states a name, number or noun of the claim
+that the other lacks, the claim takes its part of one after its part of the other (not
 interleaved: "The festival opened in York on Friday" from "The festival opened on Friday. A
 stage will open in York"), and the claim's first verb keeps the subject its sentence gives it
 ("Tom Becker won" from "Maria Lopez won ... Tom Becker conceded").
@@ -128,6 +130,11 @@ NUMBER_SLOT_WORDS = 2
 OWN_SHARE = 0.5
 # How many words after a passive verb its "by" may come ("founded in 1995 by John Smith").
 AGENT_WINDOW = 8
+# The part of its weight a claim's word counts for when the evidence lacks it but the document
+# states it elsewhere ("this season", "the video"): summaries join facts from across a
+# document, while a word the document never uses is invented. Names and numbers get no such
+# credit (another name from the document is the classic swapped entity). Half: not tuned.
+ELSEWHERE_CREDIT = 0.5
 # Cost bounds (not tuned: they only cap the work on very long sources).
 EVIDENCE_CANDIDATES = 8
 SENTENCES_PER_CHECK = 16
@@ -249,7 +256,7 @@ def _candidate_sentences(words: list[_ClaimWord], document: SourceDocument) -> l
     return [index for index, _ in ranked[:EVIDENCE_CANDIDATES]]
 
 
-def _fuses(words: list[_ClaimWord], before: TextUnit, after: TextUnit) -> bool:
+def _fuses(claim: TextUnit, words: list[_ClaimWord], before: TextUnit, after: TextUnit) -> bool:
     """Whether a claim states one part of each of two sentences, one part after the other.
 
     Each sentence must give a name, number or noun the other lacks, and the claim's names and nouns
@@ -268,17 +275,25 @@ def _fuses(words: list[_ClaimWord], before: TextUnit, after: TextUnit) -> bool:
     sides = [first for first, value in own if not value]
     switches = sum(1 for left, right in pairwise(sides) if left != right)
     firsts = {first for first, _ in own}
-    return firsts == {True, False} and switches <= 1 and _subject_with_verb(words, before, after)
+    return (
+        firsts == {True, False}
+        and switches <= 1
+        and _subject_with_verb(claim, words, before, after)
+    )
 
 
-def _subject_with_verb(words: list[_ClaimWord], before: TextUnit, after: TextUnit) -> bool:
+def _subject_with_verb(
+    claim: TextUnit, words: list[_ClaimWord], before: TextUnit, after: TextUnit
+) -> bool:
     """Whether the claim's first verb keeps its subject: in a sentence that has the verb, the
     words before it share one with the claim's words before it, or there are none (a pronoun
     that refers back: "Tim Durkan ... . He photographed the skyline"). "Tom Becker won the
-    election" fuses "Maria Lopez won the election" with "Tom Becker conceded"."""
+    election" fuses "Maria Lopez won the election" with "Tom Becker conceded". A claim without
+    a verb of its own is held to its first form of "be": "Ozil was on the bench" fuses "Jack
+    Wilshere was on the bench" with "Mesut Ozil returned"."""
     verb = next((word for word in words if not word.key), None)
     if verb is None:
-        return True
+        return _copula_keeps_subject(claim, words, before, after)
     subject = {word.stem for word in words if word.position < verb.position}
     for sentence in (before, after):
         stems = [stem for stem, _ in sentence.phrases]
@@ -287,6 +302,29 @@ def _subject_with_verb(words: list[_ClaimWord], before: TextUnit, after: TextUni
             if not own_subject or own_subject & subject:
                 return True
     return not subject
+
+
+def _copula_keeps_subject(
+    claim: TextUnit, words: list[_ClaimWord], before: TextUnit, after: TextUnit
+) -> bool:
+    """:func:`_subject_with_verb` for a claim without a verb of its own, held to its first form
+    of "be": in a sentence with one, the content words before it share one with the claim's,
+    or there are none. Where neither sentence has one, the claim rephrases ("Leicester are
+    three points from safety" from "The Foxes host Swansea ... three points from safety")."""
+    be = next((i for i, token in enumerate(claim.tokens) if token.norm in _BE_FORMS), None)
+    if be is None:
+        return True
+    subject = {word.stem for word in words if word.position < be}
+    held = False  # whether a sentence has a form of "be" to hold the claim to
+    for sentence in (before, after):
+        tokens = sentence.tokens
+        index = next((i for i, token in enumerate(tokens) if token.norm in _BE_FORMS), None)
+        if index is not None:
+            held = True
+            own_subject = {token.stem for token in tokens[:index] if token.is_content}
+            if not own_subject or own_subject & subject:
+                return True
+    return not held or not subject
 
 
 def _evidence(
@@ -300,7 +338,7 @@ def _evidence(
     state; None for two sentences that do not each state a name, number or noun of the claim
     that the other lacks."""
     sentences = document.sentences[first : last + 1]
-    if len(sentences) == 2 and not _fuses(words, sentences[0], sentences[1]):
+    if len(sentences) == 2 and not _fuses(claim, words, sentences[0], sentences[1]):
         return None
     unit = TextUnit.joined(sentences)
     context = document.context[first]
@@ -319,6 +357,8 @@ def _evidence(
             found.append(word.weight)
         else:
             missing.append(word)
+            if _stated_elsewhere(word, unit, document):
+                found.append(word.weight * ELSEWHERE_CREDIT)
     keys = [word for word in words if word.key]
     own = math.fsum(word.weight for word in keys if word.stem in unit.stems)
     if own < OWN_SHARE * math.fsum(word.weight for word in keys):
@@ -337,6 +377,17 @@ def _evidence(
     )
     support = math.fsum(found) / total if total else 0.0
     return _Evidence(first, last, unit, context, support, tuple(missing), paraphrase)
+
+
+def _stated_elsewhere(word: _ClaimWord, unit: TextUnit, document: SourceDocument) -> bool:
+    """Whether a word the evidence lacks is a common word the document uses elsewhere (not a
+    name, number or a number's unit)."""
+    return (
+        not word.value
+        and word.stem not in document.names
+        and word.stem not in unit.stems
+        and word.stem in document.all_stems
+    )
 
 
 def _best_evidence(claim: TextUnit, document: SourceDocument) -> _Evidence | None:
