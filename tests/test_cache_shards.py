@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import pickle
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -128,6 +130,47 @@ def test_an_unreadable_shard_is_a_miss_not_an_error(judge_cache_dir: Path) -> No
     assert cache.get("k") is None
     _put(cache, "k")
     assert cache.get("k") is not None
+
+
+# A worker that dies in the middle of a write: with the page cache this small, the inserts
+# reach the file before the commit, and the process exits with its journal still hot.
+_DIE_MID_WRITE = """
+import os, sqlite3, sys
+connection = sqlite3.connect(sys.argv[1], isolation_level=None)
+connection.execute("PRAGMA cache_size = 1")
+connection.execute("BEGIN")
+connection.executemany(
+    "INSERT INTO judge_calls (key, model, step, value, created_at) VALUES (?, 'm', 's', ?, 0)",
+    [(f"never-committed-{n}", "x" * 1000) for n in range(2000)],
+)
+os._exit(1)
+"""
+
+
+def test_a_shard_left_with_a_hot_journal_is_read_from_a_rolled_back_copy(
+    judge_cache_dir: Path,
+) -> None:
+    dead = ShardedJudgeCache(judge_cache_dir, shard="killed")
+    for n in range(20):
+        _put(dead, f"stored-{n}", n)
+    dead.close()
+    subprocess.run([sys.executable, "-c", _DIE_MID_WRITE, str(dead.path)], check=False)
+    journal = dead.path.with_name(dead.path.name + "-journal")
+    assert journal.exists()  # hot: read-only connections now refuse the file
+    before = (_digest(dead.path), _digest(journal))
+    reader = ShardedJudgeCache(judge_cache_dir, shard="survivor")
+
+    hits = [reader.get(f"stored-{n}") for n in range(20)]
+    uncommitted = reader.get("never-committed-1")
+    reader.close()
+
+    assert [hit.value if hit else None for hit in hits] == [{"v": n} for n in range(20)]
+    assert uncommitted is None  # the interrupted write is rolled back, in the copy
+    assert (_digest(dead.path), _digest(journal)) == before  # the shard itself is untouched
+    restarted = ShardedJudgeCache(judge_cache_dir, shard="killed")  # its owner, back
+    again = restarted.get("stored-3")
+    assert again is not None and again.value == {"v": 3}
+    assert not journal.exists()  # the owner rolled it back
 
 
 def test_shard_names_are_made_safe_for_file_names(judge_cache_dir: Path) -> None:

@@ -11,7 +11,12 @@ shard, then the cache file itself, then the other workers' shards, opened read-o
 - shards use sqlite's rollback journal, not WAL: WAL keeps its index in shared memory, which
   processes on different hosts cannot share, so it does not work over network file systems
   such as NFS; a rollback-journal file read-only from other hosts does, with the POSIX locks
-  NFSv4 provides. A reader never writes to a file it does not own.
+  NFSv4 provides. A reader never writes to a file it does not own;
+- a worker killed in the middle of a write (the OOM killer, a segfault) leaves its shard with a
+  hot journal, which read-only connections refuse. Until the restarted worker reopens its
+  shard and rolls the journal back, the others read a private copy of the shard and its
+  journal, rolled back in a temporary folder: the calls it had stored are still not paid for
+  twice.
 
 The cache file itself stays in WAL mode (single-machine runs, the notebook) and workers only
 read it. :func:`merge_cache_shards` copies the shards into it once a cluster job is done, for
@@ -24,7 +29,9 @@ import contextlib
 import json
 import logging
 import re
+import shutil
 import sqlite3
+import tempfile
 import threading
 import time
 import weakref
@@ -115,6 +122,9 @@ class ShardedJudgeCache(JudgeCache):
         self._others: list[Path] = []
         self._scanned_at: float | None = None
         self._scan_lock = threading.Lock()
+        # Shards left with a hot journal: (the files' signature, a rolled-back private copy).
+        self._recovered: dict[Path, tuple[tuple[int, ...], Path]] = {}
+        self._recover_lock = threading.Lock()
         super().__init__(self._shards / f"{_safe_name(shard)}{SHARD_SUFFIX}", max_bytes=max_bytes)
 
     @property
@@ -185,13 +195,16 @@ class ShardedJudgeCache(JudgeCache):
                     self._readers.add(connection)
             row = connection.execute(_SELECT, (key,)).fetchone()
         except sqlite3.Error as error:
-            # A shard still being created, or one left with a hot journal by a worker that died
-            # mid-write: it is read again once its owner reopens it. Ask the model meanwhile.
-            logger.debug("judge cache shard %s not readable (%s)", path, error)
             stale = readers.pop(path, None)
             if stale is not None:
                 stale.close()
-            return None
+            if getattr(error, "sqlite_errorname", None) == "SQLITE_READONLY_ROLLBACK":
+                # Its owner died mid-write and has not reopened it yet.
+                row = self._read_recovered(path, key)
+            else:
+                # A shard still being created: it is read again next time. Ask the model.
+                logger.debug("judge cache shard %s not readable (%s)", path, error)
+                return None
         if row is None:
             return None
         value, raw_reply, prompt_tokens, completion_tokens, cost = row
@@ -202,6 +215,37 @@ class ShardedJudgeCache(JudgeCache):
         )
         return CachedCall(json.loads(value), raw_reply, usage, cost)
 
+    def _read_recovered(self, path: Path, key: str) -> tuple[Any, ...] | None:
+        """Read ``key`` from a rolled-back private copy of a shard left with a hot journal."""
+        journal = path.with_name(path.name + "-journal")
+        try:
+            with self._recover_lock:
+                signature = tuple(
+                    number
+                    for file in (path, journal)
+                    for number in (file.stat().st_mtime_ns, file.stat().st_size)
+                )
+                known = self._recovered.get(path)
+                if known is None or known[0] != signature:
+                    if known is not None:
+                        shutil.rmtree(known[1].parent, ignore_errors=True)
+                    folder = Path(tempfile.mkdtemp(prefix="evaltoolkit-shard-"))
+                    copy = folder / path.name
+                    shutil.copyfile(path, copy)
+                    shutil.copyfile(journal, folder / journal.name)
+                    self._recovered[path] = (signature, copy)
+                    logger.debug("judge cache shard %s has a hot journal; reading a copy", path)
+                copy = self._recovered[path][1]
+            # Opened read-write, the copy rolls its journal back on the first read.
+            with contextlib.closing(sqlite3.connect(copy, timeout=_BUSY_TIMEOUT_MS / 1000)) as db:
+                row: tuple[Any, ...] | None = db.execute(_SELECT, (key,)).fetchone()
+            return row
+        except (OSError, sqlite3.Error) as error:
+            # The owner came back and rolled it back meanwhile, or the copy failed: the shard
+            # is read again next time. Ask the model.
+            logger.debug("judge cache shard %s not readable (%s)", path, error)
+            return None
+
     def close(self) -> None:
         """Close every connection: to this shard, and the read-only ones to the others."""
         with self._lock:
@@ -210,6 +254,10 @@ class ShardedJudgeCache(JudgeCache):
         for connection in readers:
             connection.close()
         self._readers_local = threading.local()
+        with self._recover_lock:
+            for _, copy in self._recovered.values():
+                shutil.rmtree(copy.parent, ignore_errors=True)
+            self._recovered.clear()
         super().close()
 
 
