@@ -246,6 +246,8 @@ def test_axis_explorer_reprs_and_errors(summaries: EvalResult, with_failures: Ev
         explorer.select("nope")
     with pytest.raises(ConfigurationError, match="no results of scorer 'other'"):
         AxisExplorer(summaries, scorer="other")
+    with pytest.raises(ConfigurationError, match="the result holds no items; score some"):
+        AxisExplorer(EvalResult(items=[], scorer_ids=[]))
     with pytest.raises(ConfigurationError, match="no alignment and coverage scores"):
         AxisExplorer(with_failures, scorer="textual-difference")
 

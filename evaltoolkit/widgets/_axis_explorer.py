@@ -75,6 +75,10 @@ class AxisExplorer(View):
         widgets = ipywidgets()
         all_rows = result_rows(result)
         rows = [row for row in all_rows if row.scorer == scorer]
+        if not all_rows:
+            raise ConfigurationError(
+                "AxisExplorer: the result holds no items; score some summaries first"
+            )
         if not rows:
             present = sorted({row.scorer for row in all_rows})
             raise ConfigurationError(
