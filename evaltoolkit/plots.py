@@ -194,9 +194,15 @@ def axis_points(result_or_frame: Results, *, scorer: str = "summarization") -> l
             f"{scorer}.coverage_score",
             f"{scorer}.decided_by",
         )
+    error_column = "error" if "scorer" in frame.columns else f"{scorer}.error"
+    every_item_failed = (
+        len(frame) > 0 and error_column in frame.columns and frame[error_column].notna().all()
+    )
     for column in (alignment_column, coverage_column):
         if column not in frame.columns:
-            raise _no_axes(scorer, column)
+            if not every_item_failed:
+                raise _no_axes(scorer, column)
+            frame = frame.assign(**{column: math.nan})  # each item is a failed point
     item_ids = frame["item_id"].tolist() if "item_id" in frame.columns else list(range(len(frame)))
     alignments = [number_or_nan(value) for value in frame[alignment_column].tolist()]
     coverages = [number_or_nan(value) for value in frame[coverage_column].tolist()]
@@ -239,7 +245,12 @@ def _result_axis_points(result: EvalResult, scorer: str) -> list[AxisPoint]:
     if scorer not in result.scorer_ids:
         raise _no_such_scorer(scorer, result.scorer_ids)
     scores = [(item.item_id, item.scorer_results.get(scorer)) for item in result]
-    if not any(score is not None and "alignment_score" in score.details for _, score in scores):
+    every_item_failed = bool(scores) and all(
+        score is None or score.error is not None for _, score in scores
+    )
+    if not every_item_failed and not any(
+        score is not None and "alignment_score" in score.details for _, score in scores
+    ):
         raise _no_axes(scorer, "alignment_score")
     return [
         _axis_point(

@@ -118,6 +118,29 @@ def test_axis_scatter_names_what_is_wrong(answers: EvalResult) -> None:
         axis_scatter([1, 2, 3])  # type: ignore[arg-type]
 
 
+def test_a_run_whose_every_item_failed_plots_its_failures() -> None:
+    # Before, it was refused as if the scorer were not the summarization scorer.
+    failed = et.run_evals(
+        [{"id": "a", "input": "", "output": "x"}, {"id": "b", "input": "", "output": "y"}],
+        et.create_summarization_scorer(),
+        progress=False,
+    )
+    assert all(item.scorer_results["summarization"].error is not None for item in failed)
+
+    for layout in (failed, failed.to_frame(), failed.to_wide()):
+        points = axis_points(layout)
+        assert [(p.item_id, p.decided_by) for p in points] == [("a", "failed"), ("b", "failed")]
+    title = axis_scatter(failed).axes[0].get_title()
+    assert "(0 items)" in title and "2 failed items not shown" in title
+    answers = et.run_evals(
+        [{"input": "q", "output": "a", "ground_truth": "a"}],
+        et.create_answer_similarity_scorer(),
+        progress=False,
+    )
+    with pytest.raises(ConfigurationError, match="no alignment and coverage scores"):
+        axis_points(answers, scorer="answer-similarity")  # a scorer without axes still is one
+
+
 def test_score_histograms_one_panel_per_scorer(answers: EvalResult, summaries: EvalResult) -> None:
     figure = score_histograms(answers, bins=5)
     assert isinstance(figure, Figure)

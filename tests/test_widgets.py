@@ -248,6 +248,10 @@ def test_axis_explorer_reprs_and_errors(summaries: EvalResult, with_failures: Ev
         AxisExplorer(summaries, scorer="other")
     with pytest.raises(ConfigurationError, match="the result holds no items; score some"):
         AxisExplorer(EvalResult(items=[], scorer_ids=[]))
+    every_item_failed = et.run_evals(
+        [{"input": "", "output": "x"}], et.create_summarization_scorer(), progress=False
+    )
+    assert repr(AxisExplorer(every_item_failed)).startswith("AxisExplorer(summarization: 1 items")
     with pytest.raises(ConfigurationError, match="no alignment and coverage scores"):
         AxisExplorer(with_failures, scorer="textual-difference")
 

@@ -85,7 +85,8 @@ class AxisExplorer(View):
                 f"AxisExplorer: no results of scorer {scorer!r}; the result holds {present}. "
                 "Pass scorer= with the summarization scorer's id."
             )
-        if not any("alignment_score" in row.extra for row in rows):
+        every_row_failed = all(row.error_message is not None for row in rows)
+        if not every_row_failed and not any("alignment_score" in row.extra for row in rows):
             raise ConfigurationError(
                 f"AxisExplorer: scorer {scorer!r} has no alignment and coverage scores; "
                 "it explores summarization results"
