@@ -558,6 +558,9 @@ def test_prompt_tuner_rejects_bad_arguments(rows: list[dict[str, Any]]) -> None:
         PromptTuner(et.create_summarization_scorer(), rows, labels="missing")
     with pytest.raises(ConfigurationError, match="numbers or booleans"):
         PromptTuner(et.create_summarization_scorer(), rows, labels="fault")
+    renamed = [{**row, "change": row["human_score"]} for row in rows]
+    with pytest.raises(ConfigurationError, match="labels field 'change' has the name of a column"):
+        PromptTuner(et.create_summarization_scorer(), renamed, labels="change")
     with pytest.raises(ConfigurationError, match="sample"):
         PromptTuner(et.create_summarization_scorer(), rows, sample=0)
     tuner = PromptTuner(et.create_summarization_scorer(), rows, sample=4)

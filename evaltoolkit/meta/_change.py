@@ -25,7 +25,8 @@ __all__ = ["AGREEMENT_METRICS", "agreement_change", "compare_scores"]
 AGREEMENT_METRICS = ("spearman", "kendall", "pearson", "auroc")
 
 
-_COMPARISON_COLUMNS = ("item_id", "before", "after", "change")
+# The columns compare_scores makes: a label field may not share a name with one.
+COMPARISON_COLUMNS = ("item_id", "before", "after", "change")
 
 
 def _scores(result: EvalResult, scorer: str | None) -> tuple[str, list[float]]:
@@ -69,10 +70,10 @@ def compare_scores(
     """
     import pandas as pd
 
-    if label in _COMPARISON_COLUMNS:
+    if label in COMPARISON_COLUMNS:
         raise ConfigurationError(
             f"compare_scores: the label field {label!r} has the name of a column of the "
-            f"comparison ({', '.join(_COMPARISON_COLUMNS)}); rename the field first"
+            f"comparison ({', '.join(COMPARISON_COLUMNS)}); rename the field first"
         )
     ids = [item.item_id for item in before]
     if ids != [item.item_id for item in after]:
