@@ -365,7 +365,8 @@ async def ameta_evaluate(
             "its options on the scorer itself"
         )
 
-    _check_column_names(label, group, _score_columns(task, scorer))
+    score_columns = _score_columns(task, scorer)
+    _check_column_names(label, group, score_columns)
     defaults = _DEFAULT_COLUMNS[task]
     scores = frame[[label] + ([group] if group else [])].copy()
     scores.insert(0, "item_id", _item_ids(frame))
@@ -380,7 +381,6 @@ async def ameta_evaluate(
         for column, detail in (("alignment", "alignment_score"), ("coverage", "coverage_score")):
             scores[column] = [s.details.get(detail, math.nan) for s in summarization]
         scores["score"] = [s.score for s in summarization]
-        score_columns = _score_columns(task, scorer)
     else:
         question = question_col or defaults["question"]
         if question_col is None and question not in frame.columns:
@@ -392,7 +392,6 @@ async def ameta_evaluate(
             reference_col or str(defaults["reference"]),
         )
         result = await arun_evals(items, scorer, concurrency=concurrency, progress=progress)
-        score_columns = _score_columns(task, scorer)
         scores[score_columns[0]] = _best_per_row(result, owners, len(frame), scorer.id)
         if threshold is None and task == "answer-similarity":
             threshold = ANSWER_THRESHOLD
