@@ -220,11 +220,8 @@ class ShardedJudgeCache(JudgeCache):
         journal = path.with_name(path.name + "-journal")
         try:
             with self._recover_lock:
-                signature = tuple(
-                    number
-                    for file in (path, journal)
-                    for number in (file.stat().st_mtime_ns, file.stat().st_size)
-                )
+                stats = (path.stat(), journal.stat())
+                signature = tuple(n for st in stats for n in (st.st_mtime_ns, st.st_size))
                 known = self._recovered.get(path)
                 if known is None or known[0] != signature:
                     if known is not None:
