@@ -29,6 +29,15 @@ AGREEMENT_METRICS = ("spearman", "kendall", "pearson", "auroc")
 COMPARISON_COLUMNS = ("item_id", "before", "after", "change")
 
 
+def check_label_name(label: str, *, who: str, noun: str) -> None:
+    """Refuse a label field whose name a column of the comparison would take."""
+    if label in COMPARISON_COLUMNS:
+        raise ConfigurationError(
+            f"{who}: the {noun} {label!r} has the name of a column of the before/after "
+            f"comparison ({', '.join(COMPARISON_COLUMNS)}); rename the field"
+        )
+
+
 def _scores(result: EvalResult, scorer: str | None) -> tuple[str, list[float]]:
     if not result.scorer_ids:
         raise ConfigurationError("compare_scores: a run has no scorer")
@@ -70,11 +79,8 @@ def compare_scores(
     """
     import pandas as pd
 
-    if label in COMPARISON_COLUMNS:
-        raise ConfigurationError(
-            f"compare_scores: the label field {label!r} has the name of a column of the "
-            f"comparison ({', '.join(COMPARISON_COLUMNS)}); rename the field first"
-        )
+    if label is not None:
+        check_label_name(label, who="compare_scores", noun="label field")
     ids = [item.item_id for item in before]
     if ids != [item.item_id for item in after]:
         raise ConfigurationError("compare_scores: the two runs must hold the same items in order")

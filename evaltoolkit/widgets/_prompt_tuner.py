@@ -14,7 +14,7 @@ from .._html import Markup, esc, format_score, join, note, table
 from .._sync import run_sync
 from ..errors import ConfigurationError
 from ..meta import agreement_change, compare_scores
-from ..meta._change import COMPARISON_COLUMNS
+from ..meta._change import check_label_name
 from ..records import EvalResult, ItemResult
 from ..runner import arun_evals
 from ..scorers import JudgedScorer, Scorer
@@ -273,11 +273,7 @@ class PromptTuner(View):
 
     @staticmethod
     def _check_labels(labels: str, chosen: Sequence[DataItem]) -> None:
-        if labels in COMPARISON_COLUMNS:
-            raise ConfigurationError(
-                f"PromptTuner: the labels field {labels!r} has the name of a column of the "
-                f"before/after comparison ({', '.join(COMPARISON_COLUMNS)}); rename the field"
-            )
+        check_label_name(labels, who="PromptTuner", noun="labels field")
         present = [item.fields[labels] for item in chosen if item.fields.get(labels) is not None]
         if not present:
             fields = sorted({key for item in chosen for key in item.fields})
