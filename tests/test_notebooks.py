@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import json
 import os
 import re
 import shutil
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from pathlib import Path
@@ -189,6 +191,67 @@ def _check_quickstart(notebook: Any, folder: Path) -> None:
     assert "no-output" in broken and "NaN" in broken and "field 'output'" in broken
     assert "'demo_answers.csv'" in _tagged_text(notebook, "exports")
     assert (folder / "notebooks" / "results" / "demo_summaries.parquet").stat().st_size > 0
+    _check_fault_reading(notebook)
+
+
+_FAULT_ROW = re.compile(r"^([a-z][a-z ]*?)\s+(-?[0-9.]+)\s+(-?[0-9.]+)\s+(-?[0-9.]+)$", re.M)
+_NAMED = re.compile(r"(?:^|, | and )([a-z][a-z ]*?) \((-?[0-9.]+)\)")
+
+
+def _named(text: str) -> dict[str, float]:
+    """{'omission': 1.0, ...} from 'omission (1.00), negation (0.58) and wrong name (0.50)'."""
+    return {name: float(value) for name, value in _NAMED.findall(text)}
+
+
+def _demo_summary_words() -> tuple[list[int], list[int]]:
+    """Word counts of the clean demo summaries and of those with a planted fault."""
+    clean, faulty = [], []
+    for line in (REPO / "data" / "demo_summaries.jsonl").read_text(encoding="utf-8").splitlines():
+        item = json.loads(line)
+        (clean if item["fault"] == "none" else faulty).append(len(item["output"].split()))
+    return clean, faulty
+
+
+def _check_fault_reading(notebook: Any) -> None:
+    """Notebook 01: the sentences under the fault table say what the table shows."""
+    table = {
+        fault: (float(alignment), float(coverage))
+        for fault, alignment, coverage, _ in _FAULT_ROW.findall(
+            _tagged_text(notebook, "fault-table")
+        )
+    }
+    clean_alignment, clean_coverage = table.pop("none")
+    assert len(table) == 5, table
+    alignment_line, coverage_line, *words_line = (
+        _tagged_text(notebook, "fault-reading").strip().splitlines()
+    )
+    parts = re.fullmatch(
+        r"Alignment tells the faults apart: (.+) keeps? it at the clean summaries' level "
+        r"\(([0-9.]+)\); (.+) pulls? it down\.",
+        alignment_line,
+    )
+    assert parts is not None, alignment_line
+    kept, lowered = _named(parts[1]), _named(parts[3])
+    assert float(parts[2]) == clean_alignment
+    assert set(kept) | set(lowered) == set(table) and not set(kept) & set(lowered)
+    for fault, value in {**kept, **lowered}.items():
+        assert value == table[fault][0]
+    # "kept" is within 0.1 of the clean summaries' mean (the table rounds to 0.01).
+    assert all(value >= clean_alignment - 0.11 for value in kept.values())
+    assert all(value < clean_alignment - 0.09 for value in lowered.values())
+    coverages = [coverage for _, coverage in table.values()]
+    assert coverage_line == (
+        f"Coverage does not: it is {min(coverages):.2f} to {max(coverages):.2f} for every "
+        f"fault, against {clean_coverage:.2f} for the clean summaries."
+    )
+    assert max(coverages) < clean_coverage - 0.1
+    clean_words, faulty_words = _demo_summary_words()
+    assert max(faulty_words) < min(clean_words)
+    assert words_line == [
+        f"Every faulty summary is also shorter than every clean one ({min(faulty_words)} to "
+        f"{max(faulty_words)} words, against {min(clean_words)} to {max(clean_words)}), so it "
+        "answers few of the source's questions whatever its fault."
+    ]
 
 
 def _check_summarization_axes(notebook: Any, folder: Path) -> None:
@@ -201,6 +264,45 @@ def _check_summarization_axes(notebook: Any, folder: Path) -> None:
     first_line = explored.splitlines()[0]
     assert first_line.startswith("['") and first_line.endswith("]")
     assert "decided by" in explored
+    faults = _demo_faults()
+    # The corners of the scatter: every demo summary in one, the empty one said to be empty.
+    corners = {}
+    lines = _tagged_text(notebook, "axis-corners").strip().splitlines()
+    for line in lines[:4]:
+        corner, count, members = re.fullmatch(r"(.+): (\d+) - (.+)", line).groups()  # type: ignore[union-attr]
+        corners[corner] = [] if members == "none" else members.split(", ")
+        assert len(corners[corner]) == int(count)
+    assert sorted(item for members in corners.values() for item in members) == sorted(faults)
+    top_left = corners["top left, coverage >= 0.5 > alignment"]
+    assert (lines[4:] != []) == (top_left == [])
+    if not top_left:
+        clean_words, faulty_words = _demo_summary_words()
+        assert lines[4] == (
+            "The top-left corner (thorough but inventing) is empty: every summary with a planted "
+            f"fault is also short ({max(faulty_words)} words at most, against {min(clean_words)} "
+            "at least for the clean ones), so a low alignment comes with a low coverage."
+        )
+    # The eight biggest disagreements: as many planted faults as the sentence says.
+    top = re.findall(r"\b[a-z]+-[a-z]+-\d+\b", _tagged_text(notebook, "top-disagreements"))
+    assert len(top) == 8
+    planted = [item for item in top if faults[item] != "none"]
+    without_fault = [item for item in top if faults[item] == "none"]
+    reading = _tagged_text(notebook, "disagreement-reading").strip().splitlines()
+    assert reading[0].startswith(f"{len(planted)} of the 8 biggest disagreements are planted")
+    said = re.findall(r"(?:\(|, )([a-z ]+) (\d+)", reading[0])
+    assert {fault: int(count) for fault, count in said} == Counter(faults[i] for i in planted)
+    if without_fault:
+        named = re.findall(r"\b[a-z]+-[a-z]+-\d+\b", reading[1])
+        assert reading[1].startswith(f"{len(without_fault)} ha")
+        assert named == without_fault
+    else:
+        assert len(reading) == 1
+
+
+def _demo_faults() -> dict[str, str]:
+    """The planted fault of each demo summary, by item id."""
+    lines = (REPO / "data" / "demo_summaries.jsonl").read_text(encoding="utf-8").splitlines()
+    return {item["id"]: item["fault"] for item in map(json.loads, lines)}
 
 
 def _check_prompt_tuning(notebook: Any, folder: Path) -> None:
@@ -221,6 +323,20 @@ def _check_prompt_tuning(notebook: Any, folder: Path) -> None:
         assert -1.0 <= before <= 1.0 and -1.0 <= after <= 1.0
         assert change == pytest.approx(after - before, abs=2e-3)
     assert any(abs(change) > 0 for _, _, change in rows.values())
+    # The heading and the sentence about the model cell stand right above that cell.
+    model_cell = next(
+        index
+        for index, cell in enumerate(notebook.cells)
+        if cell.cell_type == "code" and "model_scorer =" in cell.source
+    )
+    above = notebook.cells[model_cell - 1]
+    assert above.cell_type == "markdown"
+    assert above.source.startswith("## Switching to a model")
+    assert above.source.endswith(
+        "This cell uses a model only when one is configured, so the notebook runs anywhere:"
+    )
+    elsewhere = [cell.source for cell in notebook.cells if cell is not above]
+    assert not any("Switching to a model" in source for source in elsewhere)
 
 
 def _figures(text: str) -> dict[str, tuple[float, float, float, int]]:
@@ -245,11 +361,65 @@ def _check_meta_evaluation(notebook: Any, folder: Path) -> None:
         _tagged_text(notebook, "answer-agreement"),
     )
     assert answers is not None
+    _check_meta_evaluation_readings(notebook, figures)
     if find_benchmarks() is not None:  # the dev sets: the naive baselines of their README
         assert figures["alignment"][0] > 0.350 and figures["alignment"][3] >= 40
         assert figures["coverage"][0] > 0.270
         assert float(answers[1]) > 0.909
         assert float(answers[2]) > 0.85
+
+
+def _all_text(notebook: Any) -> str:
+    parts = []
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            if output.output_type == "stream":
+                parts.append(output.text)
+            elif "data" in output:
+                parts.append(output.data.get("text/plain", ""))
+    return "\n".join(parts)
+
+
+def _check_meta_evaluation_readings(
+    notebook: Any, figures: dict[str, tuple[float, float, float, int]]
+) -> None:
+    """Notebook 04: the readings name the data scored, pooled and per-document figures apart."""
+    loaded = re.search(  # after the progress bar, when it wrote to the same stream
+        r"(SummEval dev|the demo summaries \([^)]*\)): (\d+) summaries scored, (\d+) documents, "
+        r"(\d+(?: to \d+)?) summaries a document$",
+        _tagged_text(notebook, "summaries-loaded").strip(),
+    )
+    assert loaded is not None
+    name, summaries, documents, a_document = loaded[1], int(loaded[2]), int(loaded[3]), loaded[4]
+    benchmarks = find_benchmarks() is not None
+    assert (name == "SummEval dev") == benchmarks
+    if not benchmarks:  # the fallback speaks of the demo data only
+        assert name.startswith("the demo summaries")
+        assert not re.search("SummEval|EVOUNA|G-Eval", _all_text(notebook))
+    agreement = _tagged_text(notebook, "summary-agreement")
+    pooled = dict(
+        re.findall(r"(\w+) ~ .*; pooled Spearman -?[0-9.]+ over (\d+) summaries", agreement)
+    )
+    assert pooled == {"alignment": str(summaries), "coverage": str(summaries)}
+    # Documents left out of a per-document figure are counted, with the reason, below its line.
+    left_out: dict[str, int] = {}
+    axis = ""
+    for line in agreement.strip().splitlines():
+        if head := re.match(r"\s*(\w+) ~ ", line):
+            axis = head[1]
+            left_out[axis] = 0
+        else:
+            left = re.fullmatch(rf"\s+(\d+) of {documents} documents left out: .+", line)
+            assert left is not None, line
+            left_out[axis] += int(left[1])
+    for axis, (_, _, _, used) in figures.items():
+        assert used + left_out[axis] == documents, agreement
+    reading = _tagged_text(notebook, "summary-reading")
+    assert f"Per-document figures rest on {a_document} summaries a document" in reading
+    alignment, coverage = figures["alignment"][0], figures["coverage"][0]
+    assert ("tracks relevance less closely" in reading) == (benchmarks and coverage < alignment)
+    answers = _tagged_text(notebook, "answer-reading")
+    assert ("Token F1" in answers) == benchmarks
 
 
 def _check_custom_scorer(notebook: Any, folder: Path) -> None:
@@ -297,6 +467,23 @@ def _check_scaling_out(notebook: Any, folder: Path) -> None:
         path.name for path in (folder / "notebooks" / "scaling_out" / "scored").iterdir()
     )
     assert written == [f"part.{number}.parquet" for number in range(4)]
+    timing = re.fullmatch(
+        r"Dask, 2 workers: 64 items in ([0-9.]+) s\n"
+        r"one process: 64 items in ([0-9.]+) s \(([0-9,]+) items a minute\)\n"
+        r"The data set holds each of 16 summaries 4 times, .*\n"
+        r"The cluster was ([0-9.]+) times as (fast|slow)\b.*",
+        _tagged_text(notebook, "timing").strip(),
+    )
+    assert timing is not None, _tagged_text(notebook, "timing")
+    dask_seconds, plain_seconds = float(timing[1]), float(timing[2])
+    assert dask_seconds > 0 and plain_seconds > 0
+    # The figures are printed to 0.01 s: the rate and the ratio within what that rounding allows.
+    slowest, fastest = 64 * 60 / (plain_seconds + 0.005), 64 * 60 / max(plain_seconds - 0.005, 1e-9)
+    assert slowest - 1 <= int(timing[3].replace(",", "")) <= fastest + 1
+    assert timing[5] == ("fast" if dask_seconds < plain_seconds else "slow")
+    longer, shorter = max(dask_seconds, plain_seconds), min(dask_seconds, plain_seconds)
+    low, high = (longer - 0.005) / (shorter + 0.005), (longer + 0.005) / max(shorter - 0.005, 1e-9)
+    assert low - 0.05 <= float(timing[4]) <= high + 0.05
     scores = _score_summaries(_tagged_text(notebook, "cluster-run"))
     assert {name: counts for name, (_, *counts) in scores.items()} == {
         "answer-similarity": [16, 0],
