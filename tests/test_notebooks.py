@@ -255,7 +255,8 @@ def _check_fault_reading(notebook: Any) -> None:
 
 
 def _check_summarization_axes(notebook: Any, folder: Path) -> None:
-    """Notebook 02: the scatter is drawn, and the explorer opens an item that disagrees."""
+    """Notebook 02: the scatter is drawn, the explorer opens an item that disagrees, and the
+    sentences about the scatter's corners and the biggest disagreements hold."""
     images = [
         o for o in _tagged_outputs(notebook, "axis-scatter") if "image/png" in o.get("data", {})
     ]
@@ -269,9 +270,10 @@ def _check_summarization_axes(notebook: Any, folder: Path) -> None:
     corners = {}
     lines = _tagged_text(notebook, "axis-corners").strip().splitlines()
     for line in lines[:4]:
-        corner, count, members = re.fullmatch(r"(.+): (\d+) - (.+)", line).groups()  # type: ignore[union-attr]
-        corners[corner] = [] if members == "none" else members.split(", ")
-        assert len(corners[corner]) == int(count)
+        parts = re.fullmatch(r"(.+): (\d+) - (.+)", line)
+        assert parts is not None, line
+        corners[parts[1]] = [] if parts[3] == "none" else parts[3].split(", ")
+        assert len(corners[parts[1]]) == int(parts[2])
     assert sorted(item for members in corners.values() for item in members) == sorted(faults)
     top_left = corners["top left, coverage >= 0.5 > alignment"]
     assert (lines[4:] != []) == (top_left == [])
@@ -282,9 +284,22 @@ def _check_summarization_axes(notebook: Any, folder: Path) -> None:
             f"fault is also short ({max(faulty_words)} words at most, against {min(clean_words)} "
             "at least for the clean ones), so a low alignment comes with a low coverage."
         )
-    # The eight biggest disagreements: as many planted faults as the sentence says.
-    top = re.findall(r"\b[a-z]+-[a-z]+-\d+\b", _tagged_text(notebook, "top-disagreements"))
+    # The eight biggest disagreements: each in the corner its two axes put it in...
+    rows = re.findall(
+        r"^\d+\s+([a-z]+-[a-z]+-\d+)\s+[a-z ]+?\s+([0-9.]+)\s+([0-9.]+)\s*\\?$",
+        _tagged_text(notebook, "top-disagreements"),
+        re.M,
+    )
+    top = [item for item, _, _ in rows]
     assert len(top) == 8
+    for item, alignment, coverage in rows:
+        corner = ("top " if float(coverage) >= 0.5 else "bottom ") + (
+            "right" if float(alignment) >= 0.5 else "left"
+        )
+        assert [name for name, members in corners.items() if item in members] == [
+            name for name in corners if name.startswith(corner + ",")
+        ]
+    # ...and as many planted faults among them as the sentence says.
     planted = [item for item in top if faults[item] != "none"]
     without_fault = [item for item in top if faults[item] == "none"]
     reading = _tagged_text(notebook, "disagreement-reading").strip().splitlines()
@@ -306,7 +321,8 @@ def _demo_faults() -> dict[str, str]:
 
 
 def _check_prompt_tuning(notebook: Any, folder: Path) -> None:
-    """Notebook 03: the tuner compared before and after on every sampled item."""
+    """Notebook 03: the tuner compared before and after on every sampled item; the model
+    cell has its heading right above it."""
     text = _tagged_text(notebook, "tuner-comparison")
     header, *rows = text.strip().splitlines()
     assert header.split() == ["item_id", "before", "after", "change", "human_score"]
@@ -460,7 +476,8 @@ def _check_report_and_leaderboard(notebook: Any, folder: Path) -> None:
 
 
 def _check_scaling_out(notebook: Any, folder: Path) -> None:
-    """Notebook 07: two workers scored the Parquet set as one process does, into four files."""
+    """Notebook 07: two workers scored the Parquet set as one process does, into four files,
+    and the timing of both runs says which was faster."""
     assert "2 workers, 2 threads" in _tagged_text(notebook, "cluster")
     assert "same scores as one process: True" in _tagged_text(notebook, "same-scores")
     written = sorted(
