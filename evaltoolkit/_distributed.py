@@ -36,20 +36,20 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from ._datasets import DataItem, load_items
-from ._sync import run_sync
-from .errors import ConfigurationError, EvalToolkitError, MissingDependencyError
-from .judge._shards import cache_shard
-from .records import EvalResult, ItemResult, ScoreResult, StepError, new_run_id
-from .runner import (
+from ._item_loop import (
     ItemCallback,
     Target,
-    _ascore_rows,
     _check_count,
     _notify,
     _progress_bar,
     _score_columns,
     _score_items,
 )
+from ._sync import run_sync
+from .errors import ConfigurationError, EvalToolkitError, MissingDependencyError
+from .judge._shards import cache_shard
+from .records import EvalResult, ItemResult, ScoreResult, StepError, new_run_id
+from .runner import _ascore_rows
 from .scorers import Scorer
 
 if TYPE_CHECKING:
@@ -256,7 +256,8 @@ async def _probe_row(
     columns: tuple[str, str, str | None],
     concurrency: int,
 ) -> EvalResult:
-    from .runner import _frame_items, arun_evals
+    from ._item_loop import _frame_items
+    from .runner import arun_evals
 
     input, output, ground_truth = columns
     return await arun_evals(
