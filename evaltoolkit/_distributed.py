@@ -2,7 +2,7 @@
 
 Both send the scorers to the workers once per run (pickled with cloudpickle, so scorers built
 from lambdas travel too) and score each partition there with the code that scores a pandas
-frame in one process (:func:`evaltoolkit.runner._ascore_rows` and ``_score_items``). A judge
+frame in one process (:func:`evaltoolkit._item_loop.ascore_rows` and ``score_items``). A judge
 holds no live connection when pickled: each worker process reopens its judges once per run,
 with their caches opened as that worker's shard of the shared cache (see
 :mod:`evaltoolkit.judge._shards`): no two hosts ever write one sqlite file, a partition
@@ -39,17 +39,19 @@ from ._datasets import DataItem, load_items
 from ._item_loop import (
     ItemCallback,
     Target,
-    _check_count,
-    _notify,
-    _progress_bar,
-    _score_columns,
-    _score_items,
+    ascore_rows,
+    call_item_callback,
+    check_count,
+    frame_items,
+    progress_bar,
+    run_items,
+    score_columns,
+    score_items,
 )
 from ._sync import run_sync
 from .errors import ConfigurationError, EvalToolkitError, MissingDependencyError
 from .judge._shards import cache_shard
 from .records import EvalResult, ItemResult, ScoreResult, StepError, new_run_id
-from .runner import _ascore_rows
 from .scorers import Scorer
 
 if TYPE_CHECKING:
@@ -165,8 +167,8 @@ def _load_job(blob: bytes, run_token: str) -> _Job:
 
 def _per_task_concurrency(concurrency: int, total: int | None, threads: int) -> int:
     """Judge calls in flight per partition: ``concurrency``, or the total split over threads."""
-    _check_count("concurrency", concurrency)
-    _check_count("total_concurrency", total, optional=True)
+    check_count("concurrency", concurrency)
+    check_count("total_concurrency", total, optional=True)
     if total is None:
         return concurrency
     if total < threads:
@@ -220,7 +222,7 @@ def _schema(
 
     result = EvalResult(items=list(items), scorer_ids=list(scorer_ids))
     schema = frame_meta.iloc[:0].copy()
-    for name, values in _score_columns(result, list(frame_meta.columns)).items():
+    for name, values in score_columns(result, list(frame_meta.columns)).items():
         # The dtype pandas gives the column in score_frame, where it is assigned as a list.
         schema[name] = pd.Series([], dtype=pd.Series(values).dtype, index=schema.index)
     return schema
@@ -256,12 +258,9 @@ async def _probe_row(
     columns: tuple[str, str, str | None],
     concurrency: int,
 ) -> EvalResult:
-    from ._item_loop import _frame_items
-    from .runner import arun_evals
-
     input, output, ground_truth = columns
-    return await arun_evals(
-        _frame_items(row, input, output, ground_truth, by_label=True),
+    return await run_items(
+        frame_items(row, input, output, ground_truth, by_label=True),
         scorers,
         concurrency=concurrency,
         progress=False,
@@ -356,7 +355,7 @@ def _score_partition(
     job = _load_job(blob, run_token)
     input, output, ground_truth = columns
     scored = run_sync(
-        _ascore_rows(
+        ascore_rows(
             partition,
             job.scorers,
             input=input,
@@ -443,7 +442,7 @@ def _score_chunk(
 ) -> list[ItemResult]:
     """Score one partition of a run on a worker."""
     job = _load_job(blob, run_token)
-    return run_sync(_score_items(items, job.scorers, job.target, run_id, concurrency))
+    return run_sync(score_items(items, job.scorers, job.target, run_id, concurrency))
 
 
 def _worker_lost(
@@ -517,7 +516,7 @@ class _ClusterRun:
         pairs = zip(self.futures, self.chunks, strict=True)
         chunk_of = {future.key: chunk for future, chunk in pairs}
         results: list[ItemResult | None] = [None] * len(self.items)
-        bar = _progress_bar(len(self.items), self.progress)
+        bar = progress_bar(len(self.items), self.progress)
         try:
             for future in as_completed(self.futures):
                 chunk = chunk_of[future.key]
@@ -556,7 +555,7 @@ def _cluster_threads(client: Client) -> int:
 
 
 def _partition_size(items: int, threads: int, requested: int | None) -> int:
-    _check_count("partition_size", requested, optional=True)
+    check_count("partition_size", requested, optional=True)
     if requested is not None:
         return requested
     return max(1, min(MAX_PARTITION_SIZE, math.ceil(items / (max(threads, 1) * TASKS_PER_THREAD))))
@@ -589,13 +588,13 @@ async def arun_on_cluster(
         id_field=id_field,
     )
     _per_task_concurrency(concurrency, total_concurrency, 1)  # bad values fail before connecting
-    _check_count("partition_size", partition_size, optional=True)
+    check_count("partition_size", partition_size, optional=True)
     loop = asyncio.get_running_loop()
 
     async def notify_all(chunk: list[ItemResult]) -> None:
         if on_item_complete is not None:
             for item_result in chunk:
-                await _notify(on_item_complete, item_result)
+                await call_item_callback(on_item_complete, item_result)
 
     def notify(chunk: list[ItemResult]) -> None:
         if on_item_complete is not None:
@@ -651,7 +650,7 @@ def cluster_client(scheduler: str | None = None, workers: int | None = None) -> 
         with client:
             yield client
         return
-    _check_count("--workers", workers)
+    check_count("--workers", workers)
     with (
         LocalCluster(
             n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None

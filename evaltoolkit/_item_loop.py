@@ -14,14 +14,30 @@ import warnings
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ._datasets import DataItem, check_unique_columns
+from ._datasets import DataItem, check_unique_columns, load_items
 from .errors import ConfigurationError
 from .judge import shared_call_limit
-from .records import EvalResult, ItemResult, ScoreResult, StepError
+from .records import EvalResult, ItemResult, ScoreResult, StepError, new_run_id
 from .scorers import Scorer
 
 if TYPE_CHECKING:
     import pandas as pd
+
+__all__ = [
+    "ItemCallback",
+    "Scorers",
+    "Target",
+    "ascore_rows",
+    "call_item_callback",
+    "check_count",
+    "frame_items",
+    "is_dask_frame",
+    "named_scorers",
+    "progress_bar",
+    "run_items",
+    "score_columns",
+    "score_items",
+]
 
 Target = Callable[[Any], Any]
 ItemCallback = Callable[[ItemResult], Any]
@@ -31,7 +47,8 @@ Scorers = Scorer | Sequence[Scorer] | Mapping[str, Scorer]
 _PROGRESS_DELAY_S = 0.5
 
 
-def _named_scorers(scorers: Scorers) -> dict[str, Scorer]:
+def named_scorers(scorers: Scorers) -> dict[str, Scorer]:
+    """The scorers by the name their results go under: a dict as given, else each one's id."""
     if isinstance(scorers, Scorer):
         return {scorers.id: scorers}
     if isinstance(scorers, Mapping):
@@ -129,7 +146,8 @@ async def _score_item(
     )
 
 
-async def _notify(callback: ItemCallback, item_result: ItemResult) -> None:
+async def call_item_callback(callback: ItemCallback, item_result: ItemResult) -> None:
+    """Call ``on_item_complete`` (sync or async); what it raises becomes a warning."""
     try:
         outcome = callback(item_result)
         if inspect.isawaitable(outcome):
@@ -143,7 +161,8 @@ async def _notify(callback: ItemCallback, item_result: ItemResult) -> None:
         )
 
 
-def _progress_bar(total: int, enabled: bool) -> Any:
+def progress_bar(total: int, enabled: bool) -> Any:
+    """A tqdm bar that shows only on a slow run, or None when disabled."""
     if not enabled:
         return None
     from tqdm.auto import tqdm
@@ -151,20 +170,21 @@ def _progress_bar(total: int, enabled: bool) -> Any:
     return tqdm(total=total, desc="scoring", unit="item", delay=_PROGRESS_DELAY_S, leave=True)
 
 
-def _check_count(name: str, value: object, *, optional: bool = False) -> None:
+def check_count(name: str, value: object, *, optional: bool = False) -> None:
+    """Refuse a count option (``concurrency``, ``partition_size``, ...) that is not an int >= 1."""
     if optional and value is None:
         return
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ConfigurationError(f"{name} must be an integer >= 1, got {value!r}")
 
 
-def _is_dask_frame(value: object) -> bool:
+def is_dask_frame(value: object) -> bool:
     """Whether ``value`` is a Dask DataFrame, told without importing dask."""
     module = type(value).__module__
     return module.split(".")[0] in ("dask", "dask_expr") and hasattr(value, "map_partitions")
 
 
-async def _score_items(
+async def score_items(
     items: Sequence[DataItem],
     scorers: Mapping[str, Scorer],
     target: Target | None,
@@ -193,7 +213,7 @@ async def _score_items(
     return finished
 
 
-def _frame_items(
+def frame_items(
     frame: pd.DataFrame,
     input: str,
     output: str,
@@ -222,7 +242,7 @@ def _frame_items(
     return items
 
 
-def _score_columns(result: EvalResult, frame_columns: Sequence[Any]) -> dict[str, list[Any]]:
+def score_columns(result: EvalResult, frame_columns: Sequence[Any]) -> dict[str, list[Any]]:
     """The columns score_frame adds: per scorer, score, reason, error, then its details; and
     the notes, when loading changed an item (``evaltoolkit.notes`` if the frame has notes)."""
     columns: dict[str, list[Any]] = {}
@@ -236,3 +256,88 @@ def _score_columns(result: EvalResult, frame_columns: Sequence[Any]) -> dict[str
         column = "notes" if "notes" not in taken else "evaltoolkit.notes"
         columns[column] = ["; ".join(item.notes) or None for item in result]
     return columns
+
+
+async def run_items(
+    data: Any,
+    named: Mapping[str, Scorer],
+    *,
+    target: Target | None = None,
+    concurrency: int,
+    on_item_complete: ItemCallback | None = None,
+    progress: bool,
+    input_field: str = "input",
+    output_field: str = "output",
+    ground_truth_field: str | None = None,
+    id_field: str | None = None,
+) -> EvalResult:
+    """A whole run in this process: load the items, score them, and gather the result.
+
+    ``run_evals`` comes here once its options are checked; ``score_frame`` and the probe of
+    a Dask frame's columns come here with a frame's rows.
+    """
+    items = load_items(
+        data,
+        input_field=input_field,
+        output_field=output_field,
+        ground_truth_field=ground_truth_field,
+        id_field=id_field,
+    )
+    run_id = new_run_id()
+    started = time.perf_counter()
+    bar = progress_bar(len(items), progress)
+
+    completed = 0
+
+    async def done(item_result: ItemResult) -> None:
+        nonlocal completed
+        completed += 1
+        if bar is not None:
+            bar.update(1)
+        if on_item_complete is not None:
+            await call_item_callback(on_item_complete, item_result)
+
+    try:
+        finished = await score_items(items, named, target, run_id, concurrency, done)
+    except asyncio.CancelledError as cancelled:
+        # Ctrl-C (through run_sync) or a cancelled task: say how far it got. The replies
+        # already received are in the judge cache, so the same call resumes from there.
+        cancelled.add_note(
+            f"interrupted after {completed} of {len(items)} items; rerun the same call to "
+            "resume from the judge cache"
+        )
+        raise
+    finally:
+        if bar is not None:
+            bar.close()
+    return EvalResult(
+        items=finished,
+        scorer_ids=list(named),
+        run_id=run_id,
+        elapsed_s=time.perf_counter() - started,
+    )
+
+
+async def ascore_rows(
+    frame: pd.DataFrame,
+    scorers: Scorers,
+    *,
+    input: str,
+    output: str,
+    ground_truth: str | None,
+    concurrency: int,
+    progress: bool,
+    by_label: bool = False,
+) -> pd.DataFrame:
+    """The pandas path of score_frame; a Dask partition is scored by it too."""
+    check_count("concurrency", concurrency)
+    result = await run_items(
+        frame_items(frame, input, output, ground_truth, by_label=by_label),
+        named_scorers(scorers),
+        concurrency=concurrency,
+        progress=progress,
+    )
+    scored = frame.copy()
+    for name, values in score_columns(result, list(frame.columns)).items():
+        scored[name] = values
+    return scored

@@ -9,26 +9,21 @@ so an interrupted run picks up where it stopped when run again.
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import TYPE_CHECKING, Any, overload
 
-from ._datasets import load_items
 from ._item_loop import (
     ItemCallback,
     Scorers,
     Target,
-    _check_count,
-    _frame_items,
-    _is_dask_frame,
-    _named_scorers,
-    _notify,
-    _progress_bar,
-    _score_columns,
-    _score_items,
+    ascore_rows,
+    check_count,
+    is_dask_frame,
+    named_scorers,
+    run_items,
 )
 from ._sync import run_sync
 from .errors import ConfigurationError
-from .records import EvalResult, ItemResult, new_run_id
+from .records import EvalResult
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -54,15 +49,15 @@ async def arun_evals(
     partition_size: int | None = None,
 ) -> EvalResult:
     """Score every item of ``data`` with every scorer (async twin of :func:`run_evals`)."""
-    _check_count("concurrency", concurrency)
+    check_count("concurrency", concurrency)
     if target is not None and not callable(target):
         raise ConfigurationError(f"target must be callable, got {type(target).__name__}")
-    if _is_dask_frame(data):
+    if is_dask_frame(data):
         raise ConfigurationError(
             "run_evals takes a list, a pandas DataFrame or a file; score a Dask DataFrame "
             "with score_frame(ddf, scorers), which returns a Dask DataFrame"
         )
-    named = _named_scorers(scorers)
+    named = named_scorers(scorers)
     if client is not None:
         from ._distributed import arun_on_cluster
 
@@ -86,45 +81,17 @@ async def arun_evals(
             "total_concurrency and partition_size apply to a run on a Dask cluster; pass "
             "client=... (a dask.distributed Client or a scheduler address) to use them"
         )
-    items = load_items(
+    return await run_items(
         data,
+        named,
+        target=target,
+        concurrency=concurrency,
+        on_item_complete=on_item_complete,
+        progress=progress,
         input_field=input_field,
         output_field=output_field,
         ground_truth_field=ground_truth_field,
         id_field=id_field,
-    )
-    run_id = new_run_id()
-    started = time.perf_counter()
-    bar = _progress_bar(len(items), progress)
-
-    completed = 0
-
-    async def done(item_result: ItemResult) -> None:
-        nonlocal completed
-        completed += 1
-        if bar is not None:
-            bar.update(1)
-        if on_item_complete is not None:
-            await _notify(on_item_complete, item_result)
-
-    try:
-        finished = await _score_items(items, named, target, run_id, concurrency, done)
-    except asyncio.CancelledError as cancelled:
-        # Ctrl-C (through run_sync) or a cancelled task: say how far it got. The replies
-        # already received are in the judge cache, so the same call resumes from there.
-        cancelled.add_note(
-            f"interrupted after {completed} of {len(items)} items; rerun the same call to "
-            "resume from the judge cache"
-        )
-        raise
-    finally:
-        if bar is not None:
-            bar.close()
-    return EvalResult(
-        items=finished,
-        scorer_ids=list(named),
-        run_id=run_id,
-        elapsed_s=time.perf_counter() - started,
     )
 
 
@@ -223,30 +190,6 @@ def run_evals(
     )
 
 
-async def _ascore_rows(
-    frame: pd.DataFrame,
-    scorers: Scorers,
-    *,
-    input: str,
-    output: str,
-    ground_truth: str | None,
-    concurrency: int,
-    progress: bool,
-    by_label: bool = False,
-) -> pd.DataFrame:
-    """The pandas path of score_frame; a Dask partition is scored by it too."""
-    result = await arun_evals(
-        _frame_items(frame, input, output, ground_truth, by_label=by_label),
-        scorers,
-        concurrency=concurrency,
-        progress=progress,
-    )
-    scored = frame.copy()
-    for name, values in _score_columns(result, list(frame.columns)).items():
-        scored[name] = values
-    return scored
-
-
 @overload
 def score_frame(
     frame: pd.DataFrame,
@@ -343,12 +286,12 @@ def score_frame(
             scored = score_frame(dd.read_parquet("summaries/"), scorers)
             scored.to_parquet("scored/")
     """
-    if _is_dask_frame(frame):
+    if is_dask_frame(frame):
         from ._distributed import score_dask_frame
 
         return score_dask_frame(
             frame,
-            _named_scorers(scorers),
+            named_scorers(scorers),
             input=input,
             output=output,
             ground_truth=ground_truth,
@@ -414,7 +357,7 @@ async def ascore_frame(
     meta: pd.DataFrame | None = None,
 ) -> Any:
     """Score the rows of a DataFrame (async twin of :func:`score_frame`)."""
-    if _is_dask_frame(frame):
+    if is_dask_frame(frame):
         return await asyncio.to_thread(
             score_frame,
             frame,
@@ -431,7 +374,7 @@ async def ascore_frame(
             "score_frame: total_concurrency and meta apply to a Dask DataFrame; for a pandas "
             "frame, concurrency is the one limit"
         )
-    return await _ascore_rows(
+    return await ascore_rows(
         frame,
         scorers,
         input=input,
