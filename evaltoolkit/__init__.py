@@ -23,6 +23,7 @@ Example:
 
 from __future__ import annotations
 
+from ._version import __version__
 from .errors import (
     ConfigurationError,
     DataLoadError,
@@ -60,8 +61,6 @@ from .scorers import (
     create_summarization_scorer,
     create_textual_difference_scorer,
 )
-
-__version__ = "0.1.0"
 
 __all__ = [
     "ConfigurationError",

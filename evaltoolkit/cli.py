@@ -26,8 +26,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import __version__
 from ._files import atomic_write, check_writable, same_file
+from ._version import __version__
 from .errors import ConfigurationError, EvalToolkitError
 from .judge import STRUCTURED_OUTPUT_MODES
 from .records import EvalResult, ItemResult
