@@ -50,7 +50,7 @@ from ._item_loop import (
 )
 from ._sync import run_sync
 from .errors import ConfigurationError, EvalToolkitError, MissingDependencyError
-from .judge._shards import cache_shard
+from .judge import cache_shard
 from .records import EvalResult, ItemResult, ScoreResult, StepError, new_run_id
 from .scorers import Scorer
 

@@ -692,10 +692,9 @@ def _when(timestamp: float | None) -> str:
 
 def _open_cache(args: argparse.Namespace) -> Any:
     """The cache named by --cache, or None (with a line saying so) when there is none."""
-    from .judge._cache import _SQLITE_SUFFIXES, CACHE_FILE_NAME, JudgeCache, default_cache_dir
+    from .judge import JudgeCache, cache_file_path
 
-    location = Path(args.cache).expanduser() if args.cache else default_cache_dir()
-    path = location if location.suffix in _SQLITE_SUFFIXES else location / CACHE_FILE_NAME
+    path = cache_file_path(args.cache or None)
     if not path.is_file():
         print(f"no judge cache at {path}")
         return None
@@ -703,15 +702,15 @@ def _open_cache(args: argparse.Namespace) -> Any:
 
 
 def _cache_info(args: argparse.Namespace) -> int:
-    from .judge._cache import format_bytes
+    from .judge import format_bytes
 
     cache = _open_cache(args)
     if cache is None:
         return 0
     stats = cache.stats()
-    from .judge._cache import _max_bytes_from_environment
+    from .judge import max_bytes_from_environment
 
-    bound = _max_bytes_from_environment()
+    bound = max_bytes_from_environment()
     print(f"judge cache: {stats.path}")
     print(f"entries: {stats.entries}")
     print(
@@ -726,7 +725,7 @@ def _cache_info(args: argparse.Namespace) -> int:
 
 
 def _cache_prune(args: argparse.Namespace) -> int:
-    from .judge._cache import format_bytes, parse_duration, parse_size
+    from .judge import format_bytes, parse_duration, parse_size
 
     if args.max_bytes is None and args.older_than is None:
         raise ConfigurationError("cache prune needs --max-bytes SIZE and/or --older-than AGE")
@@ -750,7 +749,7 @@ def _cache_prune(args: argparse.Namespace) -> int:
 
 
 def _cache_clear(args: argparse.Namespace) -> int:
-    from .judge._cache import format_bytes
+    from .judge import format_bytes
 
     cache = _open_cache(args)
     if cache is None:

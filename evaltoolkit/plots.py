@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import ConfigurationError
 from .records import EvalResult, frame_layout, number_or_nan, read_results
-from .scorers._summarization import deciding_axis
+from .scorers import deciding_axis
 
 if TYPE_CHECKING:
     from typing import TypeAlias

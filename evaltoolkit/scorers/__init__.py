@@ -25,7 +25,7 @@ from ._judged import DEFAULT_SYSTEM_PROMPT, JudgedScorer, create_judged_scorer
 from ._offline import SummarizationOfflineSettings
 from ._prompts import PromptSet, PromptTemplate
 from ._steps import Sample, Score, Step, StepContext, format_value
-from ._summarization import SummarizationScorer, create_summarization_scorer
+from ._summarization import SummarizationScorer, create_summarization_scorer, deciding_axis
 from ._textual_difference import (
     TextDifference,
     TextualDifferenceScorer,
@@ -57,6 +57,7 @@ __all__ = [
     "create_scorer",
     "create_summarization_scorer",
     "create_textual_difference_scorer",
+    "deciding_axis",
     "format_value",
 ]
 

@@ -13,8 +13,7 @@ from .._datasets import DataItem, load_items
 from .._html import Markup, esc, format_score, join, note, table
 from .._sync import run_sync
 from ..errors import ConfigurationError
-from ..meta import agreement_change, compare_scores
-from ..meta._change import check_label_name
+from ..meta import agreement_change, check_label_name, compare_scores
 from ..records import EvalResult, ItemResult
 from ..runner import arun_evals
 from ..scorers import JudgedScorer, Scorer
