@@ -16,7 +16,7 @@ from ..errors import ConfigurationError
 from ..meta import agreement_change, check_label_name, compare_scores
 from ..records import EvalResult, ItemResult
 from ..runner import arun_evals
-from ..scorers import JudgedScorer, Scorer
+from ..scorers import JudgedScorer, Scorer, find_scorer_spec
 from ._base import View, ipywidgets
 
 if TYPE_CHECKING:
@@ -24,10 +24,6 @@ if TYPE_CHECKING:
 
 __all__ = ["PromptTuner"]
 
-_FACTORY_NAMES = {
-    "summarization": "create_summarization_scorer",
-    "answer-similarity": "create_answer_similarity_scorer",
-}
 _METRIC_NAMES = {
     "spearman": "Spearman",
     "kendall": "Kendall",
@@ -38,7 +34,10 @@ _CHANGE_TOLERANCE = 1e-12
 
 
 def _factory_name(scorer: Any) -> str:
-    return _FACTORY_NAMES.get(str(getattr(scorer, "id", "")), "create_scorer")
+    """The factory a message names: the registered scorer's own, else ``create_scorer``."""
+    spec = find_scorer_spec(str(getattr(scorer, "id", "")))
+    name = getattr(spec.factory, "__name__", "") if spec is not None else ""
+    return name if name.isidentifier() and name != "<lambda>" else "create_scorer"
 
 
 def offline_note_text(scorer: Any) -> str:
