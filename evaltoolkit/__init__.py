@@ -36,7 +36,7 @@ from .errors import (
 )
 from .judge import JudgeConfig, create_judge
 from .messages import ToolResult, extract_tool_results
-from .meta import compare_judges
+from .meta import acompare_judges, compare_judges
 from .records import (
     EvalResult,
     ItemResult,
@@ -87,6 +87,7 @@ __all__ = [
     "ToolResult",
     "Usage",
     "__version__",
+    "acompare_judges",
     "arun_evals",
     "ascore_frame",
     "compare_judges",

@@ -11,7 +11,8 @@ retried after its worker died finds the calls that worker paid for, and a rerun 
 Concurrency: each partition being scored keeps up to ``concurrency`` judge calls in flight,
 and a worker scores one partition per thread, so a cluster of N single-threaded workers makes
 up to N x ``concurrency`` calls. ``total_concurrency`` caps the whole run instead: it is split
-evenly over the worker threads present when the run starts.
+evenly over the worker threads present when the run starts. The table in
+:func:`evaltoolkit.run_evals` sets these beside a judge's own ``concurrency``.
 
 Dask is an optional extra (``pip install "evaltoolkit[dask]"``): nothing here is imported by
 ``import evaltoolkit``, and using it without Dask raises :class:`MissingDependencyError`.

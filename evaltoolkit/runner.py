@@ -117,6 +117,25 @@ def run_evals(
     the items are scored on the workers of a Dask cluster (``pip install
     "evaltoolkit[dask]"``), in partitions of ``partition_size`` items; the result is the same.
 
+    Three limits bound the judge calls in flight; a call waits until every limit that applies
+    to it has room:
+
+    ===========================  =======================================  ======================
+    limit                        bounds                                   applies
+    ===========================  =======================================  ======================
+    ``concurrency``              items in flight, and the judge calls of  in this process; on a
+                                 all scorers together                     cluster, in each
+                                                                          partition being scored
+    ``total_concurrency``        judge calls across the whole cluster     with ``client`` only:
+                                                                          split evenly over the
+                                                                          worker threads, it
+                                                                          replaces
+                                                                          ``concurrency``
+    ``JudgeConfig.concurrency``  the calls of one judge object: one       inside the run's limit;
+    (``create_*_scorer(...,      scorer's, or those of every scorer       None (the default):
+    concurrency=N)``)            given the same judge                     no limit of its own
+    ===========================  =======================================  ======================
+
     Args:
         data: A list of dicts (``input``, optional ``output``, optional ``ground_truth`` or
             ``groundTruth``, optional ``id``; other fields are kept as columns), a DataFrame,
@@ -124,9 +143,10 @@ def run_evals(
         scorers: A scorer, a list of scorers, or a dict naming each scorer.
         target: Optional callable (sync or async) turning an item's input into the output to
             score; called for every item. Without it, the items' ``output`` is scored.
-        concurrency: Items in flight, and judge calls in flight across all scorers. On a
-            cluster: in each partition being scored, and a worker scores one partition per
-            thread, so N single-threaded workers make up to N x ``concurrency`` calls.
+        concurrency: Items in flight, and judge calls in flight across all scorers (see the
+            table above). On a cluster: in each partition being scored, and a worker scores
+            one partition per thread, so N single-threaded workers make up to N x
+            ``concurrency`` calls.
         on_item_complete: Called with each :class:`ItemResult` as its item completes (may be
             async); ``item_result.scorer_results[scorer.id]`` is that scorer's result. On a
             cluster it runs here, as each partition comes back.

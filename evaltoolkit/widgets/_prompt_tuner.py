@@ -6,6 +6,7 @@ import asyncio
 import math
 import pprint
 import random
+import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -452,17 +453,17 @@ class PromptTuner(View):
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
-            asyncio.run(self.run_async())
+            asyncio.run(self.arun())
             return None
-        self.task = loop.create_task(self.run_async())
+        self.task = loop.create_task(self.arun())
         self.task.add_done_callback(_consume_outcome)
         return self.task
 
     def run_sync(self) -> pd.DataFrame:
         """Run to completion and return the comparison, even inside a running event loop."""
-        return run_sync(self.run_async())
+        return run_sync(self.arun())
 
-    async def run_async(self) -> pd.DataFrame:
+    async def arun(self) -> pd.DataFrame:
         """Rescore the sample with the edited templates; return the per-item comparison.
 
         Returns:
@@ -510,6 +511,15 @@ class PromptTuner(View):
             raise
         finally:
             self.run_button.disabled = False
+
+    async def run_async(self) -> pd.DataFrame:
+        """Deprecated name of :meth:`arun`, the coroutine twin of :meth:`run`."""
+        warnings.warn(
+            "PromptTuner.run_async is deprecated; await PromptTuner.arun() instead",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return await self.arun()
 
     async def _score(self, scorer: Scorer) -> EvalResult:
         return await arun_evals(
