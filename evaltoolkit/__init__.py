@@ -23,6 +23,7 @@ Example:
 
 from __future__ import annotations
 
+from ._version import __version__
 from .errors import (
     ConfigurationError,
     DataLoadError,
@@ -35,7 +36,7 @@ from .errors import (
 )
 from .judge import JudgeConfig, create_judge
 from .messages import ToolResult, extract_tool_results
-from .meta import compare_judges
+from .meta import acompare_judges, compare_judges
 from .records import (
     EvalResult,
     ItemResult,
@@ -60,8 +61,6 @@ from .scorers import (
     create_summarization_scorer,
     create_textual_difference_scorer,
 )
-
-__version__ = "0.1.0"
 
 __all__ = [
     "ConfigurationError",
@@ -88,6 +87,7 @@ __all__ = [
     "ToolResult",
     "Usage",
     "__version__",
+    "acompare_judges",
     "arun_evals",
     "ascore_frame",
     "compare_judges",

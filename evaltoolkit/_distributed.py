@@ -2,7 +2,7 @@
 
 Both send the scorers to the workers once per run (pickled with cloudpickle, so scorers built
 from lambdas travel too) and score each partition there with the code that scores a pandas
-frame in one process (:func:`evaltoolkit.runner._ascore_rows` and ``_score_items``). A judge
+frame in one process (:func:`evaltoolkit._item_loop.ascore_rows` and ``score_items``). A judge
 holds no live connection when pickled: each worker process reopens its judges once per run,
 with their caches opened as that worker's shard of the shared cache (see
 :mod:`evaltoolkit.judge._shards`): no two hosts ever write one sqlite file, a partition
@@ -11,7 +11,8 @@ retried after its worker died finds the calls that worker paid for, and a rerun 
 Concurrency: each partition being scored keeps up to ``concurrency`` judge calls in flight,
 and a worker scores one partition per thread, so a cluster of N single-threaded workers makes
 up to N x ``concurrency`` calls. ``total_concurrency`` caps the whole run instead: it is split
-evenly over the worker threads present when the run starts.
+evenly over the worker threads present when the run starts. The table in
+:func:`evaltoolkit.run_evals` sets these beside a judge's own ``concurrency``.
 
 Dask is an optional extra (``pip install "evaltoolkit[dask]"``): nothing here is imported by
 ``import evaltoolkit``, and using it without Dask raises :class:`MissingDependencyError`.
@@ -36,20 +37,22 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from ._datasets import DataItem, load_items
-from ._sync import run_sync
-from .errors import ConfigurationError, EvalToolkitError, MissingDependencyError
-from .judge._shards import cache_shard
-from .records import EvalResult, ItemResult, ScoreResult, StepError, new_run_id
-from .runner import (
+from ._item_loop import (
     ItemCallback,
     Target,
-    _ascore_rows,
-    _check_count,
-    _notify,
-    _progress_bar,
-    _score_columns,
-    _score_items,
+    ascore_rows,
+    call_item_callback,
+    check_count,
+    frame_items,
+    progress_bar,
+    run_items,
+    score_columns,
+    score_items,
 )
+from ._sync import run_sync
+from .errors import ConfigurationError, EvalToolkitError, MissingDependencyError
+from .judge import cache_shard
+from .records import EvalResult, ItemResult, ScoreResult, StepError, new_run_id
 from .scorers import Scorer
 
 if TYPE_CHECKING:
@@ -165,8 +168,8 @@ def _load_job(blob: bytes, run_token: str) -> _Job:
 
 def _per_task_concurrency(concurrency: int, total: int | None, threads: int) -> int:
     """Judge calls in flight per partition: ``concurrency``, or the total split over threads."""
-    _check_count("concurrency", concurrency)
-    _check_count("total_concurrency", total, optional=True)
+    check_count("concurrency", concurrency)
+    check_count("total_concurrency", total, optional=True)
     if total is None:
         return concurrency
     if total < threads:
@@ -220,7 +223,7 @@ def _schema(
 
     result = EvalResult(items=list(items), scorer_ids=list(scorer_ids))
     schema = frame_meta.iloc[:0].copy()
-    for name, values in _score_columns(result, list(frame_meta.columns)).items():
+    for name, values in score_columns(result, list(frame_meta.columns)).items():
         # The dtype pandas gives the column in score_frame, where it is assigned as a list.
         schema[name] = pd.Series([], dtype=pd.Series(values).dtype, index=schema.index)
     return schema
@@ -256,11 +259,9 @@ async def _probe_row(
     columns: tuple[str, str, str | None],
     concurrency: int,
 ) -> EvalResult:
-    from .runner import _frame_items, arun_evals
-
     input, output, ground_truth = columns
-    return await arun_evals(
-        _frame_items(row, input, output, ground_truth, by_label=True),
+    return await run_items(
+        frame_items(row, input, output, ground_truth, by_label=True),
         scorers,
         concurrency=concurrency,
         progress=False,
@@ -355,7 +356,7 @@ def _score_partition(
     job = _load_job(blob, run_token)
     input, output, ground_truth = columns
     scored = run_sync(
-        _ascore_rows(
+        ascore_rows(
             partition,
             job.scorers,
             input=input,
@@ -442,7 +443,7 @@ def _score_chunk(
 ) -> list[ItemResult]:
     """Score one partition of a run on a worker."""
     job = _load_job(blob, run_token)
-    return run_sync(_score_items(items, job.scorers, job.target, run_id, concurrency))
+    return run_sync(score_items(items, job.scorers, job.target, run_id, concurrency))
 
 
 def _worker_lost(
@@ -516,7 +517,7 @@ class _ClusterRun:
         pairs = zip(self.futures, self.chunks, strict=True)
         chunk_of = {future.key: chunk for future, chunk in pairs}
         results: list[ItemResult | None] = [None] * len(self.items)
-        bar = _progress_bar(len(self.items), self.progress)
+        bar = progress_bar(len(self.items), self.progress)
         try:
             for future in as_completed(self.futures):
                 chunk = chunk_of[future.key]
@@ -555,7 +556,7 @@ def _cluster_threads(client: Client) -> int:
 
 
 def _partition_size(items: int, threads: int, requested: int | None) -> int:
-    _check_count("partition_size", requested, optional=True)
+    check_count("partition_size", requested, optional=True)
     if requested is not None:
         return requested
     return max(1, min(MAX_PARTITION_SIZE, math.ceil(items / (max(threads, 1) * TASKS_PER_THREAD))))
@@ -588,13 +589,13 @@ async def arun_on_cluster(
         id_field=id_field,
     )
     _per_task_concurrency(concurrency, total_concurrency, 1)  # bad values fail before connecting
-    _check_count("partition_size", partition_size, optional=True)
+    check_count("partition_size", partition_size, optional=True)
     loop = asyncio.get_running_loop()
 
     async def notify_all(chunk: list[ItemResult]) -> None:
         if on_item_complete is not None:
             for item_result in chunk:
-                await _notify(on_item_complete, item_result)
+                await call_item_callback(on_item_complete, item_result)
 
     def notify(chunk: list[ItemResult]) -> None:
         if on_item_complete is not None:
@@ -650,7 +651,7 @@ def cluster_client(scheduler: str | None = None, workers: int | None = None) -> 
         with client:
             yield client
         return
-    _check_count("--workers", workers)
+    check_count("--workers", workers)
     with (
         LocalCluster(
             n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None

@@ -26,12 +26,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import __version__
 from ._files import atomic_write, check_writable, same_file
+from ._version import __version__
 from .errors import ConfigurationError, EvalToolkitError
 from .judge import STRUCTURED_OUTPUT_MODES
 from .records import EvalResult, ItemResult
-from .scorers import SCORER_NAMES, create_scorer
+from .scorers import create_scorer, scorer_ids, scorer_spec, scorer_specs
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -39,6 +39,8 @@ if TYPE_CHECKING:
 __all__ = ["console_main", "main"]
 
 DEMO_FILES = ("demo_summaries.jsonl", "demo_answers.jsonl")
+# The demo data sets by the name a scorer's registry entry (its ``demo``) uses for them.
+_DEMO_SETS = {"summaries": DEMO_FILES[0], "answers": DEMO_FILES[1]}
 _EXPORTS = (".parquet", ".csv", ".jsonl")
 _TABLE_EXPORTS = (".csv", ".parquet", ".jsonl")
 _FORMATS = ".jsonl, .ndjson, .json, .csv, .tsv or .parquet"
@@ -321,18 +323,17 @@ def _demo_file(name: str) -> Iterator[Path]:
 def _demo(args: argparse.Namespace) -> int:
     options = _judge_options(args)
     out_dir = Path(args.out)
-    jobs = (
-        ("summaries", DEMO_FILES[0], ["summarization", "textual-difference"]),
-        ("answers", DEMO_FILES[1], ["answer-similarity", "textual-difference"]),
-    )
+    jobs = [
+        (name, file_name, [spec.id for spec in scorer_specs() if name in spec.demo])
+        for name, file_name in _DEMO_SETS.items()
+    ]
     targets = [
         _check_output(out_dir / f"demo_{name}.parquet", flag="--out", suffixes=(".parquet",))
         for name, _, _ in jobs
     ]
-    available = set(SCORER_NAMES)
     status = 0
     for (name, file_name, scorer_names), target in zip(jobs, targets, strict=True):
-        scorers = [create_scorer(s, **options) for s in scorer_names if s in available]
+        scorers = [create_scorer(s, **options) for s in scorer_names]
         with _demo_file(file_name) as path:
             from ._datasets import read_records
 
@@ -564,7 +565,7 @@ def _meta_judges(args: argparse.Namespace, models: list[str]) -> dict[str, Any]:
     args.model = None
     options = _judge_options(args)
     del options["model"]
-    extra = {"reason": "template"} if args.task == "summarization" else {}
+    extra = dict(scorer_spec(args.task).meta_options)
     shared = {key: value for key, value in options.items() if key in ("cache", "concurrency")}
     return {
         name: create_scorer(
@@ -580,7 +581,7 @@ def _meta_eval_judges(args: argparse.Namespace) -> int:
     if len(models) <= 1 and not args.report:
         args.model = models[0] if models else None
         return _meta_eval(args)
-    from .meta import ANSWER_THRESHOLD, agreement, judge_comparison
+    from .meta import agreement, judge_comparison
 
     _check_limit(args.limit)
     out, plot = _meta_outputs(args)
@@ -591,8 +592,8 @@ def _meta_eval_judges(args: argparse.Namespace) -> int:
     )
     judges = _meta_judges(args, models or ["offline"])
     threshold = args.threshold
-    if threshold is None and args.task == "answer-similarity":
-        threshold = ANSWER_THRESHOLD
+    if threshold is None:
+        threshold = scorer_spec(args.task).threshold
     comparison = judge_comparison(
         _meta_frame(args),
         judges,
@@ -692,10 +693,9 @@ def _when(timestamp: float | None) -> str:
 
 def _open_cache(args: argparse.Namespace) -> Any:
     """The cache named by --cache, or None (with a line saying so) when there is none."""
-    from .judge._cache import _SQLITE_SUFFIXES, CACHE_FILE_NAME, JudgeCache, default_cache_dir
+    from .judge import JudgeCache, cache_file_path
 
-    location = Path(args.cache).expanduser() if args.cache else default_cache_dir()
-    path = location if location.suffix in _SQLITE_SUFFIXES else location / CACHE_FILE_NAME
+    path = cache_file_path(args.cache or None)
     if not path.is_file():
         print(f"no judge cache at {path}")
         return None
@@ -703,15 +703,15 @@ def _open_cache(args: argparse.Namespace) -> Any:
 
 
 def _cache_info(args: argparse.Namespace) -> int:
-    from .judge._cache import format_bytes
+    from .judge import format_bytes
 
     cache = _open_cache(args)
     if cache is None:
         return 0
     stats = cache.stats()
-    from .judge._cache import _max_bytes_from_environment
+    from .judge import max_bytes_from_environment
 
-    bound = _max_bytes_from_environment()
+    bound = max_bytes_from_environment()
     print(f"judge cache: {stats.path}")
     print(f"entries: {stats.entries}")
     print(
@@ -726,7 +726,7 @@ def _cache_info(args: argparse.Namespace) -> int:
 
 
 def _cache_prune(args: argparse.Namespace) -> int:
-    from .judge._cache import format_bytes, parse_duration, parse_size
+    from .judge import format_bytes, parse_duration, parse_size
 
     if args.max_bytes is None and args.older_than is None:
         raise ConfigurationError("cache prune needs --max-bytes SIZE and/or --older-than AGE")
@@ -750,7 +750,7 @@ def _cache_prune(args: argparse.Namespace) -> int:
 
 
 def _cache_clear(args: argparse.Namespace) -> int:
-    from .judge._cache import format_bytes
+    from .judge import format_bytes
 
     cache = _open_cache(args)
     if cache is None:
@@ -873,7 +873,7 @@ def _parser() -> argparse.ArgumentParser:
         "--scorer",
         action="append",
         required=True,
-        choices=SCORER_NAMES,
+        choices=scorer_ids(),
         help="a scorer to run (repeat for several)",
     )
     run.add_argument(
@@ -930,7 +930,7 @@ def _parser() -> argparse.ArgumentParser:
     meta.add_argument(
         "--task",
         required=True,
-        choices=("summarization", "answer-similarity", "textual-difference"),
+        choices=scorer_ids(),
         help="which scorer to evaluate",
     )
     meta.add_argument("--label", required=True, help="column of the human label")

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import ConfigurationError
 from .records import EvalResult, frame_layout, number_or_nan, read_results
-from .scorers._summarization import deciding_axis
+from .scorers import SUMMARIZATION_ID, deciding_axis
 
 if TYPE_CHECKING:
     from typing import TypeAlias
@@ -157,7 +157,7 @@ class AxisPoint:
         return math.isnan(self.alignment) or math.isnan(self.coverage)
 
 
-def axis_points(result_or_frame: Results, *, scorer: str = "summarization") -> list[AxisPoint]:
+def axis_points(result_or_frame: Results, *, scorer: str = SUMMARIZATION_ID) -> list[AxisPoint]:
     """Every item's alignment and coverage under one scorer, in data order.
 
     Args:
@@ -267,7 +267,7 @@ def _result_axis_points(result: EvalResult, scorer: str) -> list[AxisPoint]:
 def axis_scatter(
     result_or_frame: Results,
     *,
-    scorer: str = "summarization",
+    scorer: str = SUMMARIZATION_ID,
     threshold: float | None = None,
     highlight: Any = None,
     figsize: tuple[float, float] = (5.2, 5.6),
@@ -312,7 +312,7 @@ def axis_scatter(
 def draw_axis_scatter(
     points: Sequence[AxisPoint],
     *,
-    scorer: str = "summarization",
+    scorer: str = SUMMARIZATION_ID,
     threshold: float | None = None,
     highlight: Any = None,
     figsize: tuple[float, float] = (5.2, 5.6),

@@ -655,27 +655,6 @@ class EvalResult:
 
         return _write_atomically(path, write)
 
-    def to_report(self, path: str | Path, **options: Any) -> Path:
-        """Write a self-contained HTML report of this run and return its path.
-
-        See :func:`evaltoolkit.report.write_report` for the options (``title``,
-        ``max_items``, ...). The file needs no network: styles, script, data and figures
-        are inline.
-
-        Example:
-            >>> import evaltoolkit as et, tempfile, pathlib
-            >>> result = et.run_evals("data/demo_summaries.jsonl",
-            ...                       et.create_summarization_scorer(), progress=False)
-            >>> folder = pathlib.Path(tempfile.mkdtemp())
-            >>> result.to_report(folder / "report.html").stat().st_size > 0
-            True
-        """
-        # The one call from records up to a view, imported only here, as pandas' DataFrame.plot
-        # reaches pandas.plotting: the report reads records and never the other way round.
-        from .report import write_report
-
-        return write_report(self, path, **options)
-
     def __repr__(self) -> str:
         scores = ", ".join(
             f"{scorer}: mean={_format_score(s.mean)} ({s.scored} scored, {s.failed} failed)"

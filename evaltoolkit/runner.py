@@ -9,194 +9,27 @@ so an interrupted run picks up where it stopped when run again.
 from __future__ import annotations
 
 import asyncio
-import inspect
-import math
-import time
-import warnings
-from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, overload
 
-from ._datasets import DataItem, check_unique_columns, load_items
+from ._item_loop import (
+    ItemCallback,
+    Scorers,
+    Target,
+    ascore_rows,
+    check_count,
+    is_dask_frame,
+    named_scorers,
+    run_items,
+)
 from ._sync import run_sync
 from .errors import ConfigurationError
-from .judge import shared_call_limit
-from .records import EvalResult, ItemResult, ScoreResult, StepError, new_run_id
-from .scorers import Scorer
+from .records import EvalResult
 
 if TYPE_CHECKING:
     import pandas as pd
     from dask.dataframe import DataFrame as DaskDataFrame
 
 __all__ = ["arun_evals", "ascore_frame", "run_evals", "score_frame"]
-
-Target = Callable[[Any], Any]
-ItemCallback = Callable[[ItemResult], Any]
-Scorers = Scorer | Sequence[Scorer] | Mapping[str, Scorer]
-
-# Below this many items the progress bar stays hidden unless the run is slow.
-_PROGRESS_DELAY_S = 0.5
-
-
-def _named_scorers(scorers: Scorers) -> dict[str, Scorer]:
-    if isinstance(scorers, Scorer):
-        return {scorers.id: scorers}
-    if isinstance(scorers, Mapping):
-        named = dict(scorers)
-    else:
-        named = {}
-        for scorer in scorers:
-            if not isinstance(scorer, Scorer):
-                raise ConfigurationError(
-                    f"scorers must be scorer objects (from create_*_scorer), got "
-                    f"{type(scorer).__name__}"
-                )
-            if scorer.id in named:
-                raise ConfigurationError(
-                    f"two scorers share the id {scorer.id!r}; pass a dict such as "
-                    f"{{'{scorer.id}-a': scorer_a, '{scorer.id}-b': scorer_b}} to name them"
-                )
-            named[scorer.id] = scorer
-    if not named:
-        raise ConfigurationError("no scorers given; pass at least one scorer")
-    for name, scorer in named.items():
-        if not isinstance(scorer, Scorer):
-            raise ConfigurationError(
-                f"scorer {name!r} is {type(scorer).__name__}, not a scorer object"
-            )
-    return named
-
-
-def _failed(scorer_id: str, error: StepError, run_id: str) -> ScoreResult:
-    return ScoreResult(scorer=scorer_id, score=math.nan, error=error, run_id=run_id)
-
-
-async def _call_target(target: Target, item_input: Any) -> Any:
-    if inspect.iscoroutinefunction(target):
-        return await target(item_input)
-    produced = await asyncio.to_thread(target, item_input)
-    if inspect.isawaitable(produced):
-        return await produced
-    return produced
-
-
-async def _score_item(
-    item: DataItem,
-    scorers: Mapping[str, Scorer],
-    target: Target | None,
-    run_id: str,
-) -> ItemResult:
-    started = time.perf_counter()
-    output = item.output
-    failure: StepError | None = None
-    if item.problem is not None:
-        failure = StepError("input", str(item.problem), type(item.problem).__name__)
-    elif target is not None:
-        try:
-            output = await _call_target(target, item.input)
-        except Exception as error:  # a failing target fails its item, not the run
-            failure = StepError(
-                "target",
-                f"item {item.item_id!r}: the target raised {type(error).__name__}: {error}",
-                type(error).__name__,
-            )
-    if failure is not None:
-        results = [_failed(name, failure, run_id) for name in scorers]
-    else:
-        results = list(
-            await asyncio.gather(
-                *(
-                    scorer.arun(
-                        input=item.input,
-                        output=output,
-                        ground_truth=item.ground_truth,
-                        item_id=item.item_id,
-                        run_id=run_id,
-                        fields=item.fields,
-                    )
-                    for scorer in scorers.values()
-                )
-            )
-        )
-    named_results = {}
-    for name, result in zip(scorers, results, strict=True):
-        if result.scorer != name:
-            result.scorer = name
-        named_results[name] = result
-    return ItemResult(
-        item_id=item.item_id,
-        index=item.index,
-        input=item.input,
-        output=output,
-        ground_truth=item.ground_truth,
-        fields=item.fields,
-        scorer_results=named_results,
-        latency_s=time.perf_counter() - started,
-        notes=tuple(item.notes),
-    )
-
-
-async def _notify(callback: ItemCallback, item_result: ItemResult) -> None:
-    try:
-        outcome = callback(item_result)
-        if inspect.isawaitable(outcome):
-            await outcome
-    except Exception as error:  # a broken callback must not lose the run's results
-        warnings.warn(
-            f"on_item_complete raised {type(error).__name__} for item "
-            f"{item_result.item_id!r}: {error}",
-            RuntimeWarning,
-            stacklevel=2,
-        )
-
-
-def _progress_bar(total: int, enabled: bool) -> Any:
-    if not enabled:
-        return None
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, desc="scoring", unit="item", delay=_PROGRESS_DELAY_S, leave=True)
-
-
-def _check_count(name: str, value: object, *, optional: bool = False) -> None:
-    if optional and value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigurationError(f"{name} must be an integer >= 1, got {value!r}")
-
-
-def _is_dask_frame(value: object) -> bool:
-    """Whether ``value`` is a Dask DataFrame, told without importing dask."""
-    module = type(value).__module__
-    return module.split(".")[0] in ("dask", "dask_expr") and hasattr(value, "map_partitions")
-
-
-async def _score_items(
-    items: Sequence[DataItem],
-    scorers: Mapping[str, Scorer],
-    target: Target | None,
-    run_id: str,
-    concurrency: int,
-    on_done: Callable[[ItemResult], Awaitable[None]] | None = None,
-) -> list[ItemResult]:
-    """Score ``items``, ``concurrency`` at a time; their results in the same order.
-
-    The loop of every run, in one process or in each task on a Dask worker.
-    """
-    results: list[ItemResult | None] = [None] * len(items)
-    item_slots = asyncio.Semaphore(concurrency)
-
-    async def process(position: int, item: DataItem) -> None:
-        async with item_slots:
-            item_result = await _score_item(item, scorers, target, run_id)
-        results[position] = item_result
-        if on_done is not None:
-            await on_done(item_result)
-
-    with shared_call_limit(concurrency):
-        await asyncio.gather(*(process(position, item) for position, item in enumerate(items)))
-    finished = [result for result in results if result is not None]
-    assert len(finished) == len(items), "every item must have a result"
-    return finished
 
 
 async def arun_evals(
@@ -216,15 +49,15 @@ async def arun_evals(
     partition_size: int | None = None,
 ) -> EvalResult:
     """Score every item of ``data`` with every scorer (async twin of :func:`run_evals`)."""
-    _check_count("concurrency", concurrency)
+    check_count("concurrency", concurrency)
     if target is not None and not callable(target):
         raise ConfigurationError(f"target must be callable, got {type(target).__name__}")
-    if _is_dask_frame(data):
+    if is_dask_frame(data):
         raise ConfigurationError(
             "run_evals takes a list, a pandas DataFrame or a file; score a Dask DataFrame "
             "with score_frame(ddf, scorers), which returns a Dask DataFrame"
         )
-    named = _named_scorers(scorers)
+    named = named_scorers(scorers)
     if client is not None:
         from ._distributed import arun_on_cluster
 
@@ -248,45 +81,17 @@ async def arun_evals(
             "total_concurrency and partition_size apply to a run on a Dask cluster; pass "
             "client=... (a dask.distributed Client or a scheduler address) to use them"
         )
-    items = load_items(
+    return await run_items(
         data,
+        named,
+        target=target,
+        concurrency=concurrency,
+        on_item_complete=on_item_complete,
+        progress=progress,
         input_field=input_field,
         output_field=output_field,
         ground_truth_field=ground_truth_field,
         id_field=id_field,
-    )
-    run_id = new_run_id()
-    started = time.perf_counter()
-    bar = _progress_bar(len(items), progress)
-
-    completed = 0
-
-    async def done(item_result: ItemResult) -> None:
-        nonlocal completed
-        completed += 1
-        if bar is not None:
-            bar.update(1)
-        if on_item_complete is not None:
-            await _notify(on_item_complete, item_result)
-
-    try:
-        finished = await _score_items(items, named, target, run_id, concurrency, done)
-    except asyncio.CancelledError as cancelled:
-        # Ctrl-C (through run_sync) or a cancelled task: say how far it got. The replies
-        # already received are in the judge cache, so the same call resumes from there.
-        cancelled.add_note(
-            f"interrupted after {completed} of {len(items)} items; rerun the same call to "
-            "resume from the judge cache"
-        )
-        raise
-    finally:
-        if bar is not None:
-            bar.close()
-    return EvalResult(
-        items=finished,
-        scorer_ids=list(named),
-        run_id=run_id,
-        elapsed_s=time.perf_counter() - started,
     )
 
 
@@ -312,6 +117,25 @@ def run_evals(
     the items are scored on the workers of a Dask cluster (``pip install
     "evaltoolkit[dask]"``), in partitions of ``partition_size`` items; the result is the same.
 
+    Three limits bound the judge calls in flight; a call waits until every limit that applies
+    to it has room:
+
+    ===========================  =======================================  ======================
+    limit                        bounds                                   applies
+    ===========================  =======================================  ======================
+    ``concurrency``              items in flight, and the judge calls of  in this process; on a
+                                 all scorers together                     cluster, in each
+                                                                          partition being scored
+    ``total_concurrency``        judge calls across the whole cluster     with ``client`` only:
+                                                                          split evenly over the
+                                                                          worker threads, it
+                                                                          replaces
+                                                                          ``concurrency``
+    ``JudgeConfig.concurrency``  the calls of one judge object: one       inside the run's limit;
+    (``create_*_scorer(...,      scorer's, or those of every scorer       None (the default):
+    concurrency=N)``)            given the same judge                     no limit of its own
+    ===========================  =======================================  ======================
+
     Args:
         data: A list of dicts (``input``, optional ``output``, optional ``ground_truth`` or
             ``groundTruth``, optional ``id``; other fields are kept as columns), a DataFrame,
@@ -319,9 +143,10 @@ def run_evals(
         scorers: A scorer, a list of scorers, or a dict naming each scorer.
         target: Optional callable (sync or async) turning an item's input into the output to
             score; called for every item. Without it, the items' ``output`` is scored.
-        concurrency: Items in flight, and judge calls in flight across all scorers. On a
-            cluster: in each partition being scored, and a worker scores one partition per
-            thread, so N single-threaded workers make up to N x ``concurrency`` calls.
+        concurrency: Items in flight, and judge calls in flight across all scorers (see the
+            table above). On a cluster: in each partition being scored, and a worker scores
+            one partition per thread, so N single-threaded workers make up to N x
+            ``concurrency`` calls.
         on_item_complete: Called with each :class:`ItemResult` as its item completes (may be
             async); ``item_result.scorer_results[scorer.id]`` is that scorer's result. On a
             cluster it runs here, as each partition comes back.
@@ -383,75 +208,6 @@ def run_evals(
             partition_size=partition_size,
         )
     )
-
-
-def _frame_items(
-    frame: pd.DataFrame,
-    input: str,
-    output: str,
-    ground_truth: str | None,
-    *,
-    by_label: bool = False,
-) -> list[dict[str, Any]]:
-    """One item per row; its id is the row's position, or with ``by_label`` its index label."""
-    named = [column for column in (input, output, ground_truth) if column is not None]
-    for column in named:
-        if column not in frame.columns:
-            raise ConfigurationError(
-                f"score_frame: no column {column!r}; the frame has {list(frame.columns)}"
-            )
-    check_unique_columns(
-        [column for column in frame.columns if column in named], where="score_frame: the frame"
-    )
-    labels = list(frame.index) if by_label else range(len(frame))
-    items: list[dict[str, Any]] = []
-    for position, label in enumerate(labels):
-        row = frame.iloc[position]
-        item = {"id": label, "input": row[input], "output": row[output]}
-        if ground_truth is not None:
-            item["ground_truth"] = row[ground_truth]
-        items.append(item)
-    return items
-
-
-def _score_columns(result: EvalResult, frame_columns: Sequence[Any]) -> dict[str, list[Any]]:
-    """The columns score_frame adds: per scorer, score, reason, error, then its details; and
-    the notes, when loading changed an item (``evaltoolkit.notes`` if the frame has notes)."""
-    columns: dict[str, list[Any]] = {}
-    for scorer in result.scorer_ids:
-        records = [score.to_record() for score in result.results(scorer)]
-        detail_keys = list(dict.fromkeys(key for s in result.results(scorer) for key in s.details))
-        for key in ("score", "reason", "error", *detail_keys):
-            columns[f"{scorer}.{key}"] = [record.get(key) for record in records]
-    if any(item.notes for item in result):
-        taken = {*frame_columns, *columns}
-        column = "notes" if "notes" not in taken else "evaltoolkit.notes"
-        columns[column] = ["; ".join(item.notes) or None for item in result]
-    return columns
-
-
-async def _ascore_rows(
-    frame: pd.DataFrame,
-    scorers: Scorers,
-    *,
-    input: str,
-    output: str,
-    ground_truth: str | None,
-    concurrency: int,
-    progress: bool,
-    by_label: bool = False,
-) -> pd.DataFrame:
-    """The pandas path of score_frame; a Dask partition is scored by it too."""
-    result = await arun_evals(
-        _frame_items(frame, input, output, ground_truth, by_label=by_label),
-        scorers,
-        concurrency=concurrency,
-        progress=progress,
-    )
-    scored = frame.copy()
-    for name, values in _score_columns(result, list(frame.columns)).items():
-        scored[name] = values
-    return scored
 
 
 @overload
@@ -550,12 +306,12 @@ def score_frame(
             scored = score_frame(dd.read_parquet("summaries/"), scorers)
             scored.to_parquet("scored/")
     """
-    if _is_dask_frame(frame):
+    if is_dask_frame(frame):
         from ._distributed import score_dask_frame
 
         return score_dask_frame(
             frame,
-            _named_scorers(scorers),
+            named_scorers(scorers),
             input=input,
             output=output,
             ground_truth=ground_truth,
@@ -621,7 +377,7 @@ async def ascore_frame(
     meta: pd.DataFrame | None = None,
 ) -> Any:
     """Score the rows of a DataFrame (async twin of :func:`score_frame`)."""
-    if _is_dask_frame(frame):
+    if is_dask_frame(frame):
         return await asyncio.to_thread(
             score_frame,
             frame,
@@ -638,7 +394,7 @@ async def ascore_frame(
             "score_frame: total_concurrency and meta apply to a Dask DataFrame; for a pandas "
             "frame, concurrency is the one limit"
         )
-    return await _ascore_rows(
+    return await ascore_rows(
         frame,
         scorers,
         input=input,

@@ -337,9 +337,9 @@ def test_several_runs_and_a_leaderboard(run: EvalResult, tmp_path: Path) -> None
     assert page.count("<svg") == 2 + 1 + 1  # run 1: 2, run 2: histogram, leaderboard: 1
 
 
-def test_to_report_and_bad_arguments(run: EvalResult, tmp_path: Path) -> None:
-    path = run.to_report(tmp_path / "nested" / "report.html", title="From to_report")
-    assert path.is_file() and "From to_report" in path.read_text(encoding="utf-8")
+def test_write_report_into_a_new_folder_and_bad_arguments(run: EvalResult, tmp_path: Path) -> None:
+    path = write_report(run, tmp_path / "nested" / "report.html", title="From write_report")
+    assert path.is_file() and "From write_report" in path.read_text(encoding="utf-8")
     with pytest.raises(ConfigurationError, match="max_items"):
         build_report(run, max_items=-1)
     with pytest.raises(ConfigurationError, match="nothing to report"):

@@ -534,8 +534,11 @@ async def test_run_inside_an_event_loop_does_not_block(rows: list[dict[str, Any]
     comparison = await task
     assert len(comparison) == 6
     assert tuner.run_button.disabled is False
-    again = await tuner.run_async()
+    again = await tuner.arun()
     assert list(again.item_id) == list(comparison.item_id)
+    with pytest.warns(DeprecationWarning, match=r"arun\(\)"):
+        old_name = await tuner.run_async()
+    assert list(old_name.item_id) == list(comparison.item_id)
 
 
 def test_the_sample_is_seeded_and_in_data_order(rows: list[dict[str, Any]]) -> None:

@@ -16,11 +16,25 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError
-from ._cache import JudgeCache, default_cache_dir
-from ._config import OFFLINE_MODEL, STRUCTURED_OUTPUT_MODES, JudgeConfig, judge_option_names
+from ._cache import (
+    JudgeCache,
+    cache_file_path,
+    default_cache_dir,
+    format_bytes,
+    max_bytes_from_environment,
+    parse_duration,
+    parse_size,
+)
+from ._config import (
+    EXTRA_HINT,
+    OFFLINE_MODEL,
+    STRUCTURED_OUTPUT_MODES,
+    JudgeConfig,
+    judge_option_names,
+)
 from ._limits import call_slot, shared_call_limit
 from ._offline_judge import OfflineJudge
-from ._shards import merge_cache_shards
+from ._shards import cache_shard, merge_cache_shards
 from ._structured import default_max_tokens
 from ._types import Judge, JudgeReply, JudgeRequest, OfflineAnswer, render_messages
 
@@ -28,6 +42,7 @@ if TYPE_CHECKING:
     from ._litellm import LiteLLMJudge
 
 __all__ = [
+    "EXTRA_HINT",
     "OFFLINE_MODEL",
     "STRUCTURED_OUTPUT_MODES",
     "Judge",
@@ -38,12 +53,18 @@ __all__ = [
     "LiteLLMJudge",
     "OfflineAnswer",
     "OfflineJudge",
+    "cache_file_path",
+    "cache_shard",
     "call_slot",
     "create_judge",
     "default_cache_dir",
     "default_max_tokens",
+    "format_bytes",
     "judge_option_names",
+    "max_bytes_from_environment",
     "merge_cache_shards",
+    "parse_duration",
+    "parse_size",
     "render_messages",
     "shared_call_limit",
 ]

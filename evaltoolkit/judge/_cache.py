@@ -42,8 +42,10 @@ __all__ = [
     "CachedCall",
     "JudgeCache",
     "PruneReport",
+    "cache_file_path",
     "default_cache_dir",
     "format_bytes",
+    "max_bytes_from_environment",
     "open_cache",
     "parse_duration",
     "parse_size",
@@ -165,7 +167,13 @@ class _Unset(enum.Enum):
     UNSET = enum.auto()
 
 
-def _max_bytes_from_environment() -> int | None:
+def max_bytes_from_environment() -> int | None:
+    """The cache's size bound from ``$EVALTOOLKIT_CACHE_MAX_BYTES``, else the default; None: none.
+
+    Example:
+        >>> max_bytes_from_environment() in (DEFAULT_MAX_BYTES, None) or "set in the environment"
+        True
+    """
     configured = os.environ.get(MAX_BYTES_VARIABLE, "").strip()
     if not configured:
         return DEFAULT_MAX_BYTES
@@ -196,6 +204,17 @@ def open_cache(
     if opener is None:
         return JudgeCache(location, max_bytes=max_bytes)
     return opener(location, max_bytes)
+
+
+def cache_file_path(location: str | Path | None = None) -> Path:
+    """The sqlite file of the judge cache at ``location``: a file named so, or one in that folder.
+
+    Example:
+        >>> cache_file_path("/tmp/calls").name, cache_file_path("/tmp/mine.db").name
+        ('judge-calls.sqlite3', 'mine.db')
+    """
+    target = Path(location).expanduser() if location is not None else default_cache_dir()
+    return target if target.suffix in _SQLITE_SUFFIXES else target / CACHE_FILE_NAME
 
 
 def default_cache_dir() -> Path:
@@ -296,7 +315,7 @@ class JudgeCache:
         self, location: str | Path | None = None, *, max_bytes: int | _Unset | None = _Unset.UNSET
     ) -> None:
         if isinstance(max_bytes, _Unset):
-            max_bytes = _max_bytes_from_environment()
+            max_bytes = max_bytes_from_environment()
         if max_bytes is not None and (
             isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 1
         ):
@@ -305,8 +324,7 @@ class JudgeCache:
             )
         self._max_bytes: int | None = max_bytes
         self._written_since_check = 0
-        target = Path(location).expanduser() if location is not None else default_cache_dir()
-        self._path = target if target.suffix in _SQLITE_SUFFIXES else target / CACHE_FILE_NAME
+        self._path = cache_file_path(location)
         try:
             self._path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:

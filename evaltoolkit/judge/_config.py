@@ -69,7 +69,8 @@ class JudgeConfig:
             connection. Authentication errors and refused connections are never retried.
         max_repairs: Follow-up requests feeding a reply's validation error back to the model.
         concurrency: Requests this judge keeps in flight at most. None (the default) leaves
-            the limit to the run (``run_evals(concurrency=...)``).
+            the limit to the run (``run_evals(concurrency=...)``); how the limits combine is
+            the table in :func:`evaltoolkit.run_evals`.
         cache: True for the default disk cache, a directory or file path for another one, a
             ``JudgeCache``, or False for none.
         structured_output: ``"auto"`` (the default) asks for a JSON-schema

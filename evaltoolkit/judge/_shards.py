@@ -43,14 +43,12 @@ from ..records import Usage
 from ._cache import (
     _BUSY_TIMEOUT_MS,
     _MIGRATION_SQL,
-    _SQLITE_SUFFIXES,
-    CACHE_FILE_NAME,
     CachedCall,
     JudgeCache,
     _Connection,
     _Unset,
+    cache_file_path,
     cache_opener,
-    default_cache_dir,
     open_cache,
 )
 
@@ -69,12 +67,6 @@ _COLUMNS: Final = (
 )
 
 
-def _cache_file(location: str | Path | None) -> Path:
-    """The cache file a location names, as :class:`JudgeCache` resolves it."""
-    target = Path(location).expanduser() if location is not None else default_cache_dir()
-    return target if target.suffix in _SQLITE_SUFFIXES else target / CACHE_FILE_NAME
-
-
 def shard_dir(location: str | Path | None = None) -> Path:
     """The folder holding the worker shards of the cache at ``location``.
 
@@ -82,7 +74,7 @@ def shard_dir(location: str | Path | None = None) -> Path:
         >>> shard_dir("/shared/cache").as_posix()
         '/shared/cache/judge-calls.shards'
     """
-    cache_file = _cache_file(location)
+    cache_file = cache_file_path(location)
     return cache_file.parent / f"{cache_file.stem}.shards"
 
 
@@ -115,7 +107,7 @@ class ShardedJudgeCache(JudgeCache):
         shard: str,
         max_bytes: int | _Unset | None = _Unset.UNSET,
     ) -> None:
-        self._main = _cache_file(location)
+        self._main = cache_file_path(location)
         self._shards = shard_dir(self._main)
         self._readers_local = threading.local()
         self._readers: weakref.WeakSet[_Connection] = weakref.WeakSet()
@@ -307,7 +299,7 @@ def merge_cache_shards(location: str | Path | None = None, *, remove: bool = Tru
         >>> JudgeCache(folder).get("k").value
         {'a': 1}
     """
-    cache_file = _cache_file(location)
+    cache_file = cache_file_path(location)
     folder = shard_dir(cache_file)
     shards = sorted(folder.glob(f"*{SHARD_SUFFIX}")) if folder.is_dir() else []
     if not shards:

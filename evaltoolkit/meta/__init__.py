@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 
 from ._agreement import agreement
-from ._change import AGREEMENT_METRICS, agreement_change, compare_scores
+from ._change import AGREEMENT_METRICS, agreement_change, check_label_name, compare_scores
 from ._compare import (
     JudgeComparison,
     acompare_judges,
@@ -36,6 +36,7 @@ __all__ = [
     "agreement_change",
     "ajudge_comparison",
     "ameta_evaluate",
+    "check_label_name",
     "compare_judges",
     "compare_scores",
     "find_benchmarks",

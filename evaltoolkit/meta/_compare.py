@@ -19,15 +19,9 @@ from .._datasets import read_table
 from .._sync import run_sync
 from ..errors import ConfigurationError
 from ..records import EvalResult
-from ..scorers import (
-    ANSWER_THRESHOLD,
-    AnswerSimilarityScorer,
-    Scorer,
-    SummarizationScorer,
-    TextualDifferenceScorer,
-)
+from ..scorers import Scorer, ScorerSpec, scorer_ids, scorer_spec, scorer_spec_of
 from ._agreement import agreement
-from ._evaluate import TASKS, MetaEvaluation, Task, ameta_evaluate
+from ._evaluate import MetaEvaluation, Task, ameta_evaluate
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -66,12 +60,6 @@ _COLUMN_OPTIONS = frozenset(
     {"source_col", "summary_col", "question_col", "answer_col", "reference_col"}
 )
 
-_SCORER_TASKS: tuple[tuple[type[Scorer], Task], ...] = (
-    (SummarizationScorer, "summarization"),
-    (AnswerSimilarityScorer, "answer-similarity"),
-    (TextualDifferenceScorer, "textual-difference"),
-)
-
 
 @dataclass(slots=True)
 class JudgeComparison:
@@ -96,24 +84,23 @@ class JudgeComparison:
         return {name: evaluation.result for name, evaluation in self.evaluations.items()}
 
 
-def _task_of(judges: Mapping[str, Scorer], task: Task | None) -> Task:
+def _task_of(judges: Mapping[str, Scorer], task: Task | None) -> ScorerSpec:
     if task is not None:
-        if task not in TASKS:
-            raise ConfigurationError(f"unknown task {task!r}; choose one of {', '.join(TASKS)}")
-        return task
-    found: dict[str, Task] = {}
+        return scorer_spec(task, what="task")
+    found: dict[str, ScorerSpec] = {}
     for name, judge in judges.items():
-        kind = next((t for cls, t in _SCORER_TASKS if isinstance(judge, cls)), None)
-        if kind is None:
+        spec = scorer_spec_of(judge)
+        if spec is None:
             raise ConfigurationError(
                 f"judge {name!r} is a {type(judge).__name__}, whose task is unknown; pass "
-                f"task= (one of {', '.join(TASKS)})"
+                f"task= (one of {', '.join(scorer_ids())})"
             )
-        found[name] = kind
-    tasks = set(found.values())
+        found[name] = spec
+    tasks = {spec.id for spec in found.values()}
     if len(tasks) > 1:
+        kinds = {name: spec.id for name, spec in found.items()}
         raise ConfigurationError(
-            f"the judges score different tasks ({found}); compare judges of one task"
+            f"the judges score different tasks ({kinds}); compare judges of one task"
         )
     return found[next(iter(found))]
 
@@ -282,20 +269,20 @@ async def ajudge_comparison(
             f"{', '.join(sorted(_COLUMN_OPTIONS))}, and each judge's model options belong on "
             "its scorer"
         )
-    kind = _task_of(named, task)
+    spec = _task_of(named, task)
     frame = data if isinstance(data, pd.DataFrame) else read_table(data)
     if limit is not None:
         frame = frame.head(limit)
     frame = frame.reset_index(drop=True)
-    if group is None and kind == "summarization" and "doc_id" in frame.columns:
-        group = "doc_id"
-    if threshold is None and kind == "answer-similarity":
-        threshold = ANSWER_THRESHOLD
+    if group is None and spec.group is not None and spec.group in frame.columns:
+        group = spec.group
+    if threshold is None:
+        threshold = spec.threshold
     evaluations: dict[str, MetaEvaluation] = {}
     for name, judge in named.items():
         evaluations[name] = await ameta_evaluate(
             frame,
-            task=kind,
+            task=spec.id,
             label=label,
             group=group,
             scorer=judge,
@@ -346,7 +333,7 @@ async def ajudge_comparison(
     # combining frames (a DataFrame there would break board.merge(...)).
     leaderboard.attrs = {
         "pairwise": pairwise.to_dict(orient="records"),
-        "task": kind,
+        "task": spec.id,
         "label": label,
         "score": chosen,
         "group": group,

@@ -12,20 +12,14 @@ import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from .._datasets import read_table
 from .._sync import run_sync
 from ..errors import ConfigurationError
-from ..records import EvalResult
+from ..records import EvalResult, ScoreResult
 from ..runner import arun_evals
-from ..scorers import (
-    ANSWER_THRESHOLD,
-    Scorer,
-    create_answer_similarity_scorer,
-    create_summarization_scorer,
-    create_textual_difference_scorer,
-)
+from ..scorers import ANSWER_THRESHOLD, Scorer, ScorerSpec, scorer_spec
 from ._agreement import agreement
 from ._loaders import _as_answer_list
 
@@ -34,20 +28,9 @@ if TYPE_CHECKING:
 
 __all__ = ["ANSWER_THRESHOLD", "MetaEvaluation", "Task", "ameta_evaluate", "meta_evaluate"]
 
-Task = Literal["summarization", "answer-similarity", "textual-difference"]
-TASKS: tuple[Task, ...] = ("summarization", "answer-similarity", "textual-difference")
-
-
-# Column defaults per task: (source or question, summary or answer, reference).
-_DEFAULT_COLUMNS: dict[Task, dict[str, str | None]] = {
-    "summarization": {"source": "source", "summary": "summary"},
-    "answer-similarity": {
-        "question": "question",
-        "answer": "candidate",
-        "reference": "golden_answers",
-    },
-    "textual-difference": {"question": None, "answer": "sentence1", "reference": "sentence2"},
-}
+#: A meta-evaluation task: the id of a registered scorer (see
+#: :func:`evaltoolkit.scorers.scorer_ids`), whose registry entry says which columns to read.
+Task = str
 
 
 @dataclass(slots=True)
@@ -188,10 +171,20 @@ def _reference_items(
     return items, owners
 
 
-def _best_per_row(result: EvalResult, owners: Sequence[int], rows: int, scorer: str) -> list[float]:
+def _value(result: ScoreResult, value: str) -> float:
+    """The score, or the detail named ``value``, of one result (NaN when it has none)."""
+    if value == "score":
+        return result.score
+    detail = result.details.get(value, math.nan)
+    return float(detail) if isinstance(detail, int | float) else math.nan
+
+
+def _best_per_row(
+    result: EvalResult, owners: Sequence[int], rows: int, scorer: str, value: str
+) -> list[float]:
     best = [math.nan] * rows
     for item, owner in zip(result, owners, strict=True):
-        score = item.scorer_results[scorer].score
+        score = _value(item.scorer_results[scorer], value)
         if not math.isnan(score) and (math.isnan(best[owner]) or score > best[owner]):
             best[owner] = score
     return best
@@ -207,12 +200,6 @@ def _item_ids(frame: pd.DataFrame) -> list[Any]:
             for doc, system in zip(frame["doc_id"], frame["system_id"], strict=True)
         ]
     return list(range(len(frame)))
-
-
-def _score_columns(task: Task, scorer: Scorer) -> list[str]:
-    if task == "summarization":
-        return ["alignment", "coverage", "score"]
-    return [f"score_{scorer.id.replace('-', '_')}"]
 
 
 def _check_column_names(label: str, group: str | None, score_columns: list[str]) -> None:
@@ -232,12 +219,10 @@ def _check_column_names(label: str, group: str | None, score_columns: list[str])
             )
 
 
-def _scorer_for(task: Task, model: str | None, judge_options: dict[str, Any]) -> Scorer:
-    if task == "summarization":
-        return create_summarization_scorer(model, reason="template", **judge_options)
-    if task == "answer-similarity":
-        return create_answer_similarity_scorer(model, **judge_options)
-    return create_textual_difference_scorer()
+def _scorer_for(spec: ScorerSpec, model: str | None, judge_options: dict[str, Any]) -> Scorer:
+    if not spec.takes_judge:
+        return spec.factory()
+    return spec.factory(model, **spec.meta_options, **judge_options)
 
 
 def meta_evaluate(
@@ -269,7 +254,9 @@ def meta_evaluate(
 
     Args:
         data: A .jsonl/.csv/.parquet path or a DataFrame.
-        task: ``"summarization"``, ``"answer-similarity"`` or ``"textual-difference"``.
+        task: The id of a registered scorer (``evaltoolkit.scorers.scorer_ids()``): the
+            built-in ``summarization``, ``answer-similarity`` and ``textual-difference``, or
+            one you registered with :func:`~evaltoolkit.scorers.register_scorer`.
         label: The human label column.
         model: The judge model (None: the offline judge).
         group: Column grouping items for per-group correlations (e.g. ``doc_id``).
@@ -344,8 +331,7 @@ async def ameta_evaluate(
     **judge_options: Any,
 ) -> MetaEvaluation:
     """Score a labelled data set and measure agreement (async twin of :func:`meta_evaluate`)."""
-    if task not in TASKS:
-        raise ConfigurationError(f"unknown task {task!r}; choose one of {', '.join(TASKS)}")
+    spec = scorer_spec(task, what="task")
     import pandas as pd
 
     frame = data if isinstance(data, pd.DataFrame) else read_table(data)
@@ -353,34 +339,34 @@ async def ameta_evaluate(
         frame = frame.head(limit)
     frame = frame.reset_index(drop=True)
     _require(frame, label, "--label")
-    if group is None and task == "summarization" and "doc_id" in frame.columns:
-        group = "doc_id"
+    if group is None and spec.group is not None and spec.group in frame.columns:
+        group = spec.group
     if group is not None:
         _require(frame, group, "--group")
     if scorer is None:
-        scorer = _scorer_for(task, model, judge_options)
+        scorer = _scorer_for(spec, model, judge_options)
     elif model is not None or judge_options:
         raise ConfigurationError(
             "pass either scorer= or a model and judge options, not both; set the model and "
             "its options on the scorer itself"
         )
 
-    score_columns = _score_columns(task, scorer)
+    read = spec.score_columns(scorer)
+    score_columns = [column for column, _ in read]
     _check_column_names(label, group, score_columns)
-    defaults = _DEFAULT_COLUMNS[task]
+    defaults = spec.columns
     scores = frame[[label] + ([group] if group else [])].copy()
     scores.insert(0, "item_id", _item_ids(frame))
-    if task == "summarization":
+    if spec.layout == "source-summary":
         items = _summarization_items(
             frame,
             source_col or str(defaults["source"]),
             summary_col or str(defaults["summary"]),
         )
         result = await arun_evals(items, scorer, concurrency=concurrency, progress=progress)
-        summarization = result.results(scorer.id)
-        for column, detail in (("alignment", "alignment_score"), ("coverage", "coverage_score")):
-            scores[column] = [s.details.get(detail, math.nan) for s in summarization]
-        scores["score"] = [s.score for s in summarization]
+        results = result.results(scorer.id)
+        for column, value in read:
+            scores[column] = [_value(s, value) for s in results]
     else:
         question = question_col or defaults["question"]
         if question_col is None and question not in frame.columns:
@@ -392,9 +378,10 @@ async def ameta_evaluate(
             reference_col or str(defaults["reference"]),
         )
         result = await arun_evals(items, scorer, concurrency=concurrency, progress=progress)
-        scores[score_columns[0]] = _best_per_row(result, owners, len(frame), scorer.id)
-        if threshold is None and task == "answer-similarity":
-            threshold = ANSWER_THRESHOLD
+        for column, value in read:
+            scores[column] = _best_per_row(result, owners, len(frame), scorer.id, value)
+    if threshold is None:
+        threshold = spec.threshold
     table = agreement(
         scores, score_columns, label, group=group, threshold=threshold, n_bootstrap=n_bootstrap
     )

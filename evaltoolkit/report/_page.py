@@ -14,8 +14,8 @@ import statistics
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .. import __version__
 from .._html import Markup, details_block, join, key_value_table, table
+from .._version import __version__
 from ..records import EvalResult, ScoreResult, sum_cost, sum_usage
 from ._assets import SCRIPT, STYLE
 from ._data import RowData, Run, disagreements, row_axes

@@ -3,16 +3,16 @@
 A judged scorer is a list of :class:`Step` objects (prompt, reply schema, offline answer) plus
 a score function and a reason; the built-in summarization and answer-similarity scorers are
 declared that way, with their offline answers beside them (``_offline``), and
-:func:`create_judged_scorer` builds your own. Scorers build prompts and compute scores; they
+:func:`create_judged_scorer` builds your own. The registry (:func:`register_scorer`,
+:class:`ScorerSpec`) declares each scorer once for the command line, meta-evaluation, the
+widgets and the plots. Scorers build prompts and compute scores; they
 reach models only through the judge layer and never import litellm.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from ..errors import ConfigurationError
 from ..judge import judge_option_names
 from ._answer_similarity import (
     ANSWER_THRESHOLD,
@@ -24,8 +24,22 @@ from ._base import Scorer
 from ._judged import DEFAULT_SYSTEM_PROMPT, JudgedScorer, create_judged_scorer
 from ._offline import SummarizationOfflineSettings
 from ._prompts import PromptSet, PromptTemplate
+from ._registry import (
+    ANSWER_SIMILARITY_ID,
+    SUMMARIZATION_ID,
+    TEXTUAL_DIFFERENCE_ID,
+    MetaLayout,
+    ScorerSpec,
+    find_scorer_spec,
+    register_scorer,
+    scorer_ids,
+    scorer_spec,
+    scorer_spec_of,
+    scorer_specs,
+    unregister_scorer,
+)
 from ._steps import Sample, Score, Step, StepContext, format_value
-from ._summarization import SummarizationScorer, create_summarization_scorer
+from ._summarization import SummarizationScorer, create_summarization_scorer, deciding_axis
 from ._textual_difference import (
     TextDifference,
     TextualDifferenceScorer,
@@ -34,16 +48,20 @@ from ._textual_difference import (
 )
 
 __all__ = [
+    "ANSWER_SIMILARITY_ID",
     "ANSWER_THRESHOLD",
     "DEFAULT_SYSTEM_PROMPT",
-    "SCORER_NAMES",
+    "SUMMARIZATION_ID",
+    "TEXTUAL_DIFFERENCE_ID",
     "AnswerSimilarityScorer",
     "JudgedScorer",
+    "MetaLayout",
     "PromptSet",
     "PromptTemplate",
     "Sample",
     "Score",
     "Scorer",
+    "ScorerSpec",
     "SimilarityWeights",
     "Step",
     "StepContext",
@@ -57,40 +75,36 @@ __all__ = [
     "create_scorer",
     "create_summarization_scorer",
     "create_textual_difference_scorer",
+    "deciding_axis",
+    "find_scorer_spec",
     "format_value",
+    "register_scorer",
+    "scorer_ids",
+    "scorer_spec",
+    "scorer_spec_of",
+    "scorer_specs",
+    "unregister_scorer",
 ]
-
-_FACTORIES: dict[str, Callable[..., Scorer]] = {
-    "summarization": create_summarization_scorer,
-    "answer-similarity": create_answer_similarity_scorer,
-    "textual-difference": create_textual_difference_scorer,
-}
-#: The scorer ids :func:`create_scorer` knows.
-SCORER_NAMES = tuple(_FACTORIES)
-
-# The command line gives its judge options to every scorer; these take no judge.
-_MODEL_FREE = {"textual-difference"}
 
 
 def create_scorer(name: str, **options: Any) -> Scorer:
     """Create a scorer by its id, as the command line does.
 
     Args:
-        name: ``"summarization"``, ``"answer-similarity"`` or ``"textual-difference"``.
+        name: The id of a registered scorer (see :func:`scorer_ids`).
         **options: Passed to the scorer's factory; ``model=None`` entries are dropped.
 
+    Raises:
+        ConfigurationError: No scorer is registered under ``name``.
+
     Example:
-        >>> create_scorer("textual-difference").id
-        'textual-difference'
+        >>> create_scorer(TEXTUAL_DIFFERENCE_ID).id == TEXTUAL_DIFFERENCE_ID
+        True
     """
-    factory = _FACTORIES.get(name)
-    if factory is None:
-        raise ConfigurationError(
-            f"unknown scorer {name!r}; choose one of {', '.join(SCORER_NAMES)}"
-        )
+    spec = scorer_spec(name)
     options = {key: value for key, value in options.items() if value is not None}
-    if name in _MODEL_FREE:
+    if not spec.takes_judge:
         for key in list(options):
             if key in judge_option_names():
                 del options[key]
-    return factory(**options)
+    return spec.factory(**options)

@@ -14,8 +14,14 @@ from typing import Any
 from .._options import camel_case, resolve_names, unknown_option_error
 from .._sync import run_sync
 from ..errors import ConfigurationError, EvalToolkitError, InputError, JudgeError
-from ..judge import Judge, JudgeRequest, create_judge, judge_option_names, render_messages
-from ..judge._config import EXTRA_HINT
+from ..judge import (
+    EXTRA_HINT,
+    Judge,
+    JudgeRequest,
+    create_judge,
+    judge_option_names,
+    render_messages,
+)
 from ..records import ModelCall, ScoreResult, StepError, new_run_id
 from ._steps import Sample, Score
 

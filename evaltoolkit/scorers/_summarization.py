@@ -64,7 +64,12 @@ def align_verdicts(
 
 
 def deciding_axis(alignment: float, coverage: float) -> str:
-    """The axis that decides ``min(alignment, coverage)``: the lower one, or ``"tie"``."""
+    """The axis that decides ``min(alignment, coverage)``: the lower one, or ``"tie"``.
+
+    Example:
+        >>> deciding_axis(0.9, 0.5), deciding_axis(0.5, 0.5)
+        ('coverage', 'tie')
+    """
     if alignment < coverage:
         return "alignment"
     if coverage < alignment:

@@ -9,6 +9,7 @@ from .._html import esc, format_score, note
 from ..errors import ConfigurationError
 from ..plots import AxisPoint, draw_axis_scatter
 from ..records import EvalResult
+from ..scorers import SUMMARIZATION_ID
 from ._base import View, figure_png, ipywidgets
 from ._detail import summarization_detail
 from ._rows import ResultRow, result_rows
@@ -54,7 +55,7 @@ class AxisExplorer(View):
         self,
         result: EvalResult | pd.DataFrame | str | os.PathLike[str],
         *,
-        scorer: str = "summarization",
+        scorer: str = SUMMARIZATION_ID,
         threshold: float = 0.3,
         max_listed: int = 200,
         figure_dpi: int = 90,

@@ -6,6 +6,7 @@ import asyncio
 import math
 import pprint
 import random
+import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -13,11 +14,10 @@ from .._datasets import DataItem, load_items
 from .._html import Markup, esc, format_score, join, note, table
 from .._sync import run_sync
 from ..errors import ConfigurationError
-from ..meta import agreement_change, compare_scores
-from ..meta._change import check_label_name
+from ..meta import agreement_change, check_label_name, compare_scores
 from ..records import EvalResult, ItemResult
 from ..runner import arun_evals
-from ..scorers import JudgedScorer, Scorer
+from ..scorers import JudgedScorer, Scorer, find_scorer_spec
 from ._base import View, ipywidgets
 
 if TYPE_CHECKING:
@@ -25,10 +25,6 @@ if TYPE_CHECKING:
 
 __all__ = ["PromptTuner"]
 
-_FACTORY_NAMES = {
-    "summarization": "create_summarization_scorer",
-    "answer-similarity": "create_answer_similarity_scorer",
-}
 _METRIC_NAMES = {
     "spearman": "Spearman",
     "kendall": "Kendall",
@@ -39,7 +35,10 @@ _CHANGE_TOLERANCE = 1e-12
 
 
 def _factory_name(scorer: Any) -> str:
-    return _FACTORY_NAMES.get(str(getattr(scorer, "id", "")), "create_scorer")
+    """The factory a message names: the registered scorer's own, else ``create_scorer``."""
+    spec = find_scorer_spec(str(getattr(scorer, "id", "")))
+    name = getattr(spec.factory, "__name__", "") if spec is not None else ""
+    return name if name.isidentifier() and name != "<lambda>" else "create_scorer"
 
 
 def offline_note_text(scorer: Any) -> str:
@@ -454,17 +453,17 @@ class PromptTuner(View):
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
-            asyncio.run(self.run_async())
+            asyncio.run(self.arun())
             return None
-        self.task = loop.create_task(self.run_async())
+        self.task = loop.create_task(self.arun())
         self.task.add_done_callback(_consume_outcome)
         return self.task
 
     def run_sync(self) -> pd.DataFrame:
         """Run to completion and return the comparison, even inside a running event loop."""
-        return run_sync(self.run_async())
+        return run_sync(self.arun())
 
-    async def run_async(self) -> pd.DataFrame:
+    async def arun(self) -> pd.DataFrame:
         """Rescore the sample with the edited templates; return the per-item comparison.
 
         Returns:
@@ -512,6 +511,15 @@ class PromptTuner(View):
             raise
         finally:
             self.run_button.disabled = False
+
+    async def run_async(self) -> pd.DataFrame:
+        """Deprecated name of :meth:`arun`, the coroutine twin of :meth:`run`."""
+        warnings.warn(
+            "PromptTuner.run_async is deprecated; await PromptTuner.arun() instead",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return await self.arun()
 
     async def _score(self, scorer: Scorer) -> EvalResult:
         return await arun_evals(

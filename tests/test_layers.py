@@ -1,0 +1,141 @@
+"""The package's layers, read from its imports (those inside functions too).
+
+records -> judge -> scorers -> runner -> meta -> views -> cli: each imports only the layers
+before it, no modules import each other in a circle, and no module imports a private module or
+a private name of another package.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import evaltoolkit
+
+PACKAGE = Path(evaltoolkit.__file__).parent
+
+# The first prefix that a module's dotted name starts with gives its layer.
+LAYERS: tuple[tuple[int, tuple[str, ...]], ...] = (
+    (6, ("evaltoolkit.cli", "evaltoolkit.__main__")),
+    (5, ("evaltoolkit.plots", "evaltoolkit.widgets", "evaltoolkit.report")),
+    (4, ("evaltoolkit.meta",)),
+    (3, ("evaltoolkit.runner", "evaltoolkit._item_loop", "evaltoolkit._distributed")),
+    (2, ("evaltoolkit.scorers",)),
+    (1, ("evaltoolkit.judge",)),
+    (0, ("evaltoolkit.",)),  # records, errors, messages and the shared helpers
+)
+FACADE = "evaltoolkit"  # the package root only hands names on; nothing inside imports it
+
+
+def _modules() -> dict[str, tuple[Path, bool]]:
+    modules = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        is_package = parts[-1] == "__init__"
+        if is_package:
+            parts.pop()
+        modules[".".join(parts)] = (path, is_package)
+    return modules
+
+
+MODULES = _modules()
+
+
+def _imports(name: str) -> list[tuple[str, str, int]]:
+    """``(module imported, name taken from it or "", line)`` for every import in ``name``."""
+    path, is_package = MODULES[name]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, "", node.lineno) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = name.split(".") if is_package else name.split(".")[:-1]
+                base = base[: len(base) - node.level + 1]
+                source = ".".join(base + ([node.module] if node.module else []))
+            else:
+                source = node.module or ""
+            for alias in node.names:
+                submodule = f"{source}.{alias.name}"
+                if submodule in MODULES:
+                    found.append((submodule, "", node.lineno))
+                else:
+                    found.append((source, alias.name, node.lineno))
+    return [(module, taken, line) for module, taken, line in found if module in MODULES]
+
+
+GRAPH = {name: _imports(name) for name in MODULES}
+
+
+def _layer(name: str) -> int:
+    if name == FACADE:
+        return 7
+    return next(layer for layer, prefixes in LAYERS if name.startswith(prefixes))
+
+
+def _owner_of_private(name: str) -> str | None:
+    """The package a private module belongs to, or None for a public module."""
+    parts = name.split(".")
+    for position, part in enumerate(parts[1:], start=1):
+        if part.startswith("_") and part != "__main__":
+            return ".".join(parts[:position])
+    return None
+
+
+def _inside(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def test_imports_inside_functions_are_read() -> None:
+    assert len(MODULES) > 40
+    imported = {target for target, _, _ in GRAPH["evaltoolkit.runner"]}
+    # The second is imported inside arun_evals, only for a run on a cluster.
+    assert {"evaltoolkit._item_loop", "evaltoolkit._distributed"} <= imported
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_no_import_runs_up_a_layer(name: str) -> None:
+    upward = [
+        f"line {line}: {target} (layer {_layer(target)})"
+        for target, _, line in GRAPH[name]
+        if _layer(target) > _layer(name)
+    ]
+    assert not upward, f"{name} (layer {_layer(name)}) imports {upward}"
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_no_private_module_or_name_of_another_package(name: str) -> None:
+    reached = []
+    for target, taken, line in GRAPH[name]:
+        owner = _owner_of_private(target) or target.rpartition(".")[0]
+        if _owner_of_private(target) and not _inside(name, owner):
+            reached.append(f"line {line}: module {target}")
+        elif taken.startswith("_") and taken != "__version__":
+            package = target if MODULES[target][1] else target.rpartition(".")[0]
+            if not _inside(name, package):
+                reached.append(f"line {line}: {target}.{taken}")
+    assert not reached, f"{name} reaches into {reached}"
+
+
+def test_no_import_cycle() -> None:
+    edges = {name: {target for target, _, _ in GRAPH[name]} - {name} for name in MODULES}
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+
+    def visit(name: str, path: list[str]) -> list[str] | None:
+        state[name] = 1
+        for target in sorted(edges[name]):
+            if state.get(target) == 1:
+                return [*path[path.index(target) :], target] if target in path else [name, target]
+            if target not in state:
+                cycle = visit(target, [*path, target])
+                if cycle:
+                    return cycle
+        state[name] = 2
+        return None
+
+    for name in sorted(MODULES):
+        if name not in state:
+            cycle = visit(name, [name])
+            assert cycle is None, " -> ".join(cycle)
