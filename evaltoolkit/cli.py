@@ -39,6 +39,8 @@ if TYPE_CHECKING:
 __all__ = ["console_main", "main"]
 
 DEMO_FILES = ("demo_summaries.jsonl", "demo_answers.jsonl")
+# What the demo suggests next; `jupyter lab` comes with the jupyterlab dependency.
+NOTEBOOK_COMMAND = "jupyter lab notebooks/"
 _EXPORTS = (".parquet", ".csv", ".jsonl")
 _TABLE_EXPORTS = (".csv", ".parquet", ".jsonl")
 _FORMATS = ".jsonl, .ndjson, .json, .csv, .tsv or .parquet"
@@ -342,7 +344,8 @@ def _demo(args: argparse.Namespace) -> int:
         _write(result, target, wide=False)
         print(f"wrote {target}\n")
         status = max(status, _exit_status(result, f"demo {name}"))
-    print("Explore them in a notebook: jupyter lab notebooks/ (start with 01_quickstart.ipynb).")
+    if Path("notebooks").is_dir():  # run from a clone, where the notebooks are
+        print(f"Explore them in a notebook: {NOTEBOOK_COMMAND} (start with 01_quickstart.ipynb).")
     return status
 
 
@@ -857,6 +860,10 @@ def _add_cache_command(commands: Any) -> None:
         parents=[location],
         help="check the file with sqlite's integrity_check; a damaged one is moved aside "
         "(renamed with the time) and a fresh cache started (exit status 1)",
+        description="Check the judge cache with sqlite's integrity_check. Exit status 0 when it "
+        "is sound; 1 when it was damaged: the file was then renamed "
+        "judge-calls.sqlite3.damaged-<UTC time> beside it (never deleted) and a fresh, empty "
+        "cache started. Any command that opens a damaged cache does the same, with a warning.",
     )
     check.set_defaults(handler=_cache_check)
     prune = actions.add_parser(
@@ -877,6 +884,9 @@ def _add_cache_command(commands: Any) -> None:
         parents=[location],
         help="remove every entry, and the damaged copies moved aside (asks first; when the "
         "input is not a terminal, as in a script, it needs --yes)",
+        description="Remove every entry of the judge cache, and the damaged copies of it that "
+        "were moved aside. It asks first when its input is a terminal; when it is not (a "
+        "script, a pipe, CI), it deletes nothing and exits with status 2 unless --yes is given.",
     )
     clear.add_argument(
         "--yes", "-y", action="store_true", help="do not ask (needed when input is not a terminal)"

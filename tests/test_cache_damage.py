@@ -231,6 +231,9 @@ def test_clear_in_a_script_needs_yes(
     assert main(["cache", "clear", "--cache", str(judge_cache_dir), "--yes"]) == 0
     assert "removed 3 entries" in capsys.readouterr().out
     assert len(JudgeCache(judge_cache_dir)) == 0
+    with pytest.raises(SystemExit):
+        main(["cache", "clear", "--help"])
+    assert "exits with status 2 unless --yes" in " ".join(capsys.readouterr().out.split())
 
 
 # -- Dask shards ------------------------------------------------------------------------------
