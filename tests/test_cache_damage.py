@@ -6,17 +6,38 @@ import os
 import sqlite3
 import sys
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from judge_script import script_steps
+from loopback_server import LoopbackServer
 
+from evaltoolkit import create_answer_similarity_scorer, run_evals
 from evaltoolkit.cli import main
 from evaltoolkit.errors import ConfigurationError
 from evaltoolkit.judge import _cache
 from evaltoolkit.judge._cache import CACHE_FILE_NAME, JudgeCache
+from evaltoolkit.judge._litellm import LiteLLMJudge
 from evaltoolkit.judge._shards import ShardedJudgeCache, merge_cache_shards, shard_dir
 
 REPLY = {"verdicts": ["x" * 1500]}
+ANSWERS = {
+    "extract": {"output_units": ["red"], "ground_truth_units": ["red"]},
+    "analyze": {
+        "matches": [
+            {
+                "ground_truth_unit": "red",
+                "output_unit": "red",
+                "match_type": "exact",
+                "explanation": "same",
+            }
+        ],
+        "contradictions": [],
+        "extra_info": [],
+    },
+    "reason": {"reason": "Scripted reason."},
+}
 
 
 def _filled(folder: Path, count: int = 40) -> Path:
@@ -259,3 +280,32 @@ def test_a_damaged_worker_shard_is_moved_aside_and_merging_skips_nothing_else(
     assert JudgeCache(judge_cache_dir).get("from-w0") is not None
     kept = list(shard_dir(judge_cache_dir).glob("w1.sqlite3.damaged-*"))
     assert len(kept) == 1
+
+
+def test_a_run_on_a_damaged_cache_warns_once_and_its_rerun_is_free(
+    judge_cache_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    make_judge: Callable[..., LiteLLMJudge],
+    loopback_server: LoopbackServer,
+) -> None:
+    monkeypatch.setattr(_cache, "_CHECK_ON_OPEN_MAX_BYTES", 0, raising=False)  # met running
+    script_steps(loopback_server, ANSWERS)
+    items = [{"input": f"q{n}", "output": "red", "ground_truth": "red"} for n in range(8)]
+
+    def run() -> None:
+        judge = make_judge(cache=judge_cache_dir)
+        scorer = create_answer_similarity_scorer(judge)
+        assert run_evals(items, [scorer], progress=False).scores["answer-similarity"].failed == 0
+        judge.cache.close()
+
+    run()
+    _garble_middle(_filled(judge_cache_dir, count=0))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        run()
+    assert len(_damage_warnings(caught)) == 1
+    assert not [r for r in caplog.records if "judge cache" in r.getMessage()]
+    paid = len(loopback_server.requests)
+    run()
+    assert len(loopback_server.requests) == paid  # the fresh cache holds every call
