@@ -729,10 +729,14 @@ def _size_with_journal(path: Path) -> int:
 def _cache_info(args: argparse.Namespace) -> int:
     from .judge._cache import format_bytes
 
-    cache = _open_cache(args)
+    with warnings.catch_warnings(record=True) as on_open:
+        warnings.simplefilter("always")
+        cache = _open_cache(args)  # which moves a damaged file aside, with a warning
     if cache is None:
         return 0
-    repair = cache.check(full=False, warn=True)
+    # Also on a file too large for the check on opening: the user asked how the cache is.
+    repair = cache.check(full=False)
+    found = repair or next((str(caught.message) for caught in on_open), None)
     stats = cache.stats()
     from .judge._cache import _max_bytes_from_environment
 
@@ -746,7 +750,7 @@ def _cache_info(args: argparse.Namespace) -> int:
     )
     print(f"oldest: {_when(stats.oldest)}")
     print(f"newest: {_when(stats.newest)}")
-    print(f"quick check: {'ok' if repair is None else 'damaged, moved aside'}")
+    print(f"quick check: {'ok' if found is None else f'damaged: {found}'}")
     _print_damaged_copies(cache.damaged_copies())
     cache.close()
     return 0

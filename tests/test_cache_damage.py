@@ -203,9 +203,11 @@ def test_cache_commands_work_on_an_overwritten_file(
     assert main(["cache", "info", "--cache", str(judge_cache_dir)]) == 0
     captured = capsys.readouterr()
     assert "entries: 0" in captured.out
+    assert "quick check: damaged: the judge cache" in captured.out
     assert "damaged copies moved aside: 1" in captured.out
-    assert captured.err.count("was damaged") == 1  # the one warning
-    assert "cache=" not in captured.err
+    assert captured.out.count("was damaged") == 1 and not captured.err
+    assert main(["cache", "info", "--cache", str(judge_cache_dir)]) == 0
+    assert "quick check: ok" in capsys.readouterr().out
 
     assert main(["cache", "clear", "--cache", str(judge_cache_dir), "--yes"]) == 0
     printed = capsys.readouterr().out
