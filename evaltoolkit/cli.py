@@ -5,7 +5,7 @@ evaltoolkit run FILE --scorer NAME    score a .jsonl/.json/.csv/.tsv/.parquet fi
 evaltoolkit meta-eval FILE --task T   agreement of a judge with human labels (several
                                       --model options: a leaderboard of judges)
 evaltoolkit report RESULTS -o FILE    a self-contained HTML report of saved results
-evaltoolkit cache info|prune|clear    look after the judge cache
+evaltoolkit cache info|check|prune|clear  look after the judge cache
 
 Every check that can fail (flags, columns, the output path) runs before any scoring, so a
 mistake costs nothing. Exit status: 0 when done (the summary says how many items failed), 1
@@ -41,6 +41,8 @@ __all__ = ["console_main", "main"]
 DEMO_FILES = ("demo_summaries.jsonl", "demo_answers.jsonl")
 # The demo data sets by the name a scorer's registry entry (its ``demo``) uses for them.
 _DEMO_SETS = {"summaries": DEMO_FILES[0], "answers": DEMO_FILES[1]}
+# What the demo suggests next; `jupyter lab` comes with the jupyterlab dependency.
+NOTEBOOK_COMMAND = "jupyter lab notebooks/"
 _EXPORTS = (".parquet", ".csv", ".jsonl")
 _TABLE_EXPORTS = (".csv", ".parquet", ".jsonl")
 _FORMATS = ".jsonl, .ndjson, .json, .csv, .tsv or .parquet"
@@ -343,7 +345,8 @@ def _demo(args: argparse.Namespace) -> int:
         _write(result, target, wide=False)
         print(f"wrote {target}\n")
         status = max(status, _exit_status(result, f"demo {name}"))
-    print("Explore them in a notebook: jupyter lab notebooks/ (start with 01_quickstart.ipynb).")
+    if Path("notebooks").is_dir():  # run from a clone, where the notebooks are
+        print(f"Explore them in a notebook: {NOTEBOOK_COMMAND} (start with 01_quickstart.ipynb).")
     return status
 
 
@@ -692,7 +695,10 @@ def _when(timestamp: float | None) -> str:
 
 
 def _open_cache(args: argparse.Namespace) -> Any:
-    """The cache named by --cache, or None (with a line saying so) when there is none."""
+    """The cache named by --cache, or None (with a line saying so) when there is none.
+
+    A damaged file is moved aside on opening, with one warning, and a fresh cache started.
+    """
     from .judge import JudgeCache, cache_file_path
 
     path = cache_file_path(args.cache or None)
@@ -702,12 +708,35 @@ def _open_cache(args: argparse.Namespace) -> Any:
     return JudgeCache(path, max_bytes=None)
 
 
+def _print_damaged_copies(copies: list[Path]) -> None:
+    if copies:
+        size = sum(_size_with_journal(copy) for copy in copies)
+        from .judge import format_bytes
+
+        print(f"damaged copies moved aside: {len(copies)} ({format_bytes(size)})")
+        for copy in copies:
+            print(f"  {copy}")
+
+
+def _size_with_journal(path: Path) -> int:
+    total = 0
+    for suffix in ("", "-wal", "-journal"):
+        with contextlib.suppress(OSError):
+            total += Path(f"{path}{suffix}").stat().st_size
+    return total
+
+
 def _cache_info(args: argparse.Namespace) -> int:
     from .judge import format_bytes
 
-    cache = _open_cache(args)
+    with warnings.catch_warnings(record=True) as on_open:
+        warnings.simplefilter("always")
+        cache = _open_cache(args)  # which moves a damaged file aside, with a warning
     if cache is None:
         return 0
+    # Also on a file too large for the check on opening: the user asked how the cache is.
+    repair = cache.check(full=False)
+    found = repair or next((str(caught.message) for caught in on_open), None)
     stats = cache.stats()
     from .judge import max_bytes_from_environment
 
@@ -721,8 +750,27 @@ def _cache_info(args: argparse.Namespace) -> int:
     )
     print(f"oldest: {_when(stats.oldest)}")
     print(f"newest: {_when(stats.newest)}")
+    print(f"quick check: {'ok' if found is None else f'damaged: {found}'}")
+    _print_damaged_copies(cache.damaged_copies())
     cache.close()
     return 0
+
+
+def _cache_check(args: argparse.Namespace) -> int:
+    with warnings.catch_warnings(record=True) as on_open:
+        warnings.simplefilter("always")
+        cache = _open_cache(args)  # which runs the quick check on a file up to 64 MiB
+    if cache is None:
+        return 0
+    repair = cache.check(full=True)
+    found = repair or next((str(caught.message) for caught in on_open), None)
+    entries = len(cache)
+    cache.close()
+    if found is None:
+        print(f"judge cache {cache.path}: ok ({entries} entries)")
+        return 0
+    print(f"evaltoolkit: {found}")
+    return 1
 
 
 def _cache_prune(args: argparse.Namespace) -> int:
@@ -752,14 +800,21 @@ def _cache_prune(args: argparse.Namespace) -> int:
 def _cache_clear(args: argparse.Namespace) -> int:
     from .judge import format_bytes
 
+    if not args.yes and not sys.stdin.isatty():
+        raise ConfigurationError(
+            "cache clear asks before deleting, and the input is not a terminal: pass --yes "
+            "to clear without asking"
+        )
     cache = _open_cache(args)
     if cache is None:
         return 0
     stats = cache.stats()
-    if not args.yes and sys.stdin.isatty():
+    copies = cache.damaged_copies()
+    if not args.yes:
+        also = f" and {len(copies)} damaged copies moved aside" if copies else ""
         answer = input(
             f"remove all {stats.entries} entries ({format_bytes(stats.bytes)}) from "
-            f"{stats.path}? [y/N] "
+            f"{stats.path}{also}? [y/N] "
         )
         if answer.strip().lower() not in ("y", "yes"):
             print("nothing removed")
@@ -770,6 +825,11 @@ def _cache_clear(args: argparse.Namespace) -> int:
     print(
         f"removed {report.removed} entries ({format_bytes(stats.bytes)} on disk) from {stats.path}"
     )
+    for copy in copies:
+        size = _size_with_journal(copy)
+        for suffix in ("", "-wal", "-journal"):
+            Path(f"{copy}{suffix}").unlink(missing_ok=True)
+        print(f"removed the damaged copy {copy} ({format_bytes(size)})")
     cache.close()
     return 0
 
@@ -777,10 +837,12 @@ def _cache_clear(args: argparse.Namespace) -> int:
 def _add_cache_command(commands: Any) -> None:
     cache = commands.add_parser(
         "cache",
-        help="look after the judge cache: info, prune, clear",
+        help="look after the judge cache: info, check, prune, clear",
         description="The judge cache keeps every judge reply (sqlite), so reruns and resumed "
         "runs make no model call. It is bounded: past $EVALTOOLKIT_CACHE_MAX_BYTES (default "
-        "1 GiB) the least recently used entries are pruned automatically.",
+        "1 GiB) the least recently used entries are pruned automatically. A damaged file "
+        "is moved aside (renamed with the time, never deleted) and a fresh cache started, "
+        "with a warning.",
         formatter_class=_HelpFormatter,
     )
     actions = cache.add_subparsers(dest="cache_command", metavar="ACTION", required=True)
@@ -797,6 +859,17 @@ def _add_cache_command(commands: Any) -> None:
         "info", parents=[location], help="entries, bytes, oldest and newest entry"
     )
     info.set_defaults(handler=_cache_info)
+    check = actions.add_parser(
+        "check",
+        parents=[location],
+        help="check the file with sqlite's integrity_check; a damaged one is moved aside "
+        "(renamed with the time) and a fresh cache started (exit status 1)",
+        description="Check the judge cache with sqlite's integrity_check. Exit status 0 when it "
+        "is sound; 1 when it was damaged: the file was then renamed "
+        "judge-calls.sqlite3.damaged-<UTC time> beside it (never deleted) and a fresh, empty "
+        "cache started. Any command that opens a damaged cache does the same, with a warning.",
+    )
+    check.set_defaults(handler=_cache_check)
     prune = actions.add_parser(
         "prune",
         parents=[location],
@@ -813,9 +886,15 @@ def _add_cache_command(commands: Any) -> None:
     clear = actions.add_parser(
         "clear",
         parents=[location],
-        help="remove every entry (asks first in a terminal; never when input is not a terminal)",
+        help="remove every entry, and the damaged copies moved aside (asks first; when the "
+        "input is not a terminal, as in a script, it needs --yes)",
+        description="Remove every entry of the judge cache, and the damaged copies of it that "
+        "were moved aside. It asks first when its input is a terminal; when it is not (a "
+        "script, a pipe, CI), it deletes nothing and exits with status 2 unless --yes is given.",
     )
-    clear.add_argument("--yes", "-y", action="store_true", help="do not ask")
+    clear.add_argument(
+        "--yes", "-y", action="store_true", help="do not ask (needed when input is not a terminal)"
+    )
     clear.set_defaults(handler=_cache_clear)
 
 
@@ -1038,7 +1117,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.showwarning = _show_warning
             return int(handler(args))
     except EvalToolkitError as error:
-        print(f"evaltoolkit: error: {error}", file=sys.stderr)
+        worded = error.command_line if isinstance(error, ConfigurationError) else None
+        print(f"evaltoolkit: error: {worded or error}", file=sys.stderr)
         return 2
     except _Interrupted as interrupted:
         return _interrupted(interrupted.done, interrupted.total)

@@ -37,7 +37,17 @@ class EvalToolkitError(Exception):
 
 
 class ConfigurationError(EvalToolkitError, ValueError):
-    """A scorer, judge or run was configured with an invalid option."""
+    """A scorer, judge or run was configured with an invalid option.
+
+    Attributes:
+        command_line: The same message worded for the ``evaltoolkit`` command, naming its
+            flags (``--cache-dir``) where the message names Python options (``cache=``);
+            None when the message names no option.
+    """
+
+    def __init__(self, message: str, *, command_line: str | None = None) -> None:
+        super().__init__(message)
+        self.command_line = command_line
 
 
 class InputError(EvalToolkitError, ValueError):

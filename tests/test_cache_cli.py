@@ -176,22 +176,31 @@ def test_prune_needs_a_criterion(judge_cache_dir: Path, capsys: pytest.CaptureFi
     assert main(["cache", "prune", "--cache", str(judge_cache_dir), "--max-bytes", "x"]) == 2
 
 
-def test_clear_without_a_terminal_asks_nothing_and_says_what_it_removed(
-    judge_cache_dir: Path,
+def test_clear_without_a_terminal_needs_yes_and_says_what_it_removed(
+    judge_cache_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     cache = JudgeCache(judge_cache_dir)
     _fill(cache, 7)
     cache.close()
-    completed = subprocess.run(
-        [sys.executable, "-m", "evaltoolkit", "cache", "clear", "--cache", str(judge_cache_dir)],
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=60,
+    command = [
+        sys.executable,
+        "-m",
+        "evaltoolkit",
+        "cache",
+        "clear",
+        "--cache",
+        str(judge_cache_dir),
+    ]
+    refused = subprocess.run(
+        command, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60
     )
-    assert completed.returncode == 0, completed.stderr
-    assert "removed 7 entries" in completed.stdout
-    assert "?" not in completed.stdout
+    assert refused.returncode == 2
+    assert "pass --yes" in refused.stderr
+    assert len(JudgeCache(judge_cache_dir)) == 7
+    assert main(["cache", "clear", "--cache", str(judge_cache_dir), "--yes"]) == 0
+    printed = capsys.readouterr().out
+    assert "removed 7 entries" in printed
+    assert "?" not in printed
     assert len(JudgeCache(judge_cache_dir)) == 0
 
 

@@ -12,7 +12,14 @@ The cache is bounded: when the file's live content passes ``max_bytes`` (1 GiB b
 bound), the least recently used entries are removed until it is back under 90% of the bound.
 The size is checked when the cache is opened and after each further 5% of the bound written,
 never on every write, so the file may pass the bound by about that much between checks.
-``evaltoolkit cache info|prune|clear`` manages it from a terminal.
+
+A damaged file (overwritten, truncated, garbage written into it) is never fatal: opening runs
+sqlite's ``PRAGMA quick_check`` on files up to 64 MiB (about 1 ms per MiB from the page cache),
+and any read or write that finds the file damaged later does the same as a failed check. The
+damaged file is moved aside, renamed ``judge-calls.sqlite3.damaged-<UTC time>`` (never
+deleted), a fresh cache is started in its place, and one warning says so. :meth:`JudgeCache.check`
+runs the full ``PRAGMA integrity_check`` on demand. ``evaltoolkit cache info|check|prune|clear``
+manages the cache from a terminal.
 """
 
 from __future__ import annotations
@@ -27,17 +34,19 @@ import re
 import sqlite3
 import threading
 import time
+import warnings
 import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from ..errors import ConfigurationError
 from ..records import Usage
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
+    "CacheRepair",
     "CacheStats",
     "CachedCall",
     "JudgeCache",
@@ -65,6 +74,18 @@ _CHECK_SHARE: Final = 0.05
 _TOUCH_INTERVAL_S: Final = 60.0
 # Bytes an entry takes besides its texts (row header, the key's index entry, used_at index).
 _ROW_OVERHEAD: Final = 64
+# Opening runs PRAGMA quick_check on files up to this size (it reads the whole file: about
+# 1 ms per MiB from the page cache, 25 ms per MiB from a slow cold disk). Larger files are
+# checked by `evaltoolkit cache check`, and by every read and write, which find damage too.
+_CHECK_ON_OPEN_MAX_BYTES: Final = 64 << 20
+# A damaged file is renamed to <name><this><UTC time>; the glob finds the copies again.
+_DAMAGED_MARK: Final = ".damaged-"
+# sqlite's result codes for a damaged file (a short read: a file cut short).
+_DAMAGE_CODES: Final = ("SQLITE_CORRUPT", "SQLITE_NOTADB", "SQLITE_IOERR_SHORT_READ")
+# Files this process checked and found sound, by their identity, size and time of change.
+_checked_sound: set[tuple[int, ...]] = set()
+
+_T = TypeVar("_T")
 
 _SCHEMA_SQL: Final = """
 CREATE TABLE IF NOT EXISTS judge_calls (
@@ -284,6 +305,103 @@ class PruneReport:
     removed_bytes: int
 
 
+@dataclass(frozen=True, slots=True)
+class CacheRepair:
+    """A damaged cache file that was moved aside, and a fresh cache started in its place.
+
+    Attributes:
+        path: The cache file (now the fresh one).
+        moved_to: Where the damaged file went (its write-ahead log beside it, ``-wal``).
+        problem: What sqlite said about it.
+    """
+
+    path: Path
+    moved_to: Path
+    problem: str
+
+    def __str__(self) -> str:
+        return (
+            f"the judge cache {self.path} was damaged ({self.problem}); moved it to "
+            f"{self.moved_to} and started a fresh cache: the calls it held will be made again "
+            "(delete the damaged copy when you no longer need it)"
+        )
+
+
+def is_damage(error: BaseException) -> bool:
+    """Whether a sqlite error says the file is damaged (not busy, locked or unwritable)."""
+    if not isinstance(error, sqlite3.DatabaseError):
+        return False
+    name = getattr(error, "sqlite_errorname", "") or ""
+    if name:
+        return name.startswith(_DAMAGE_CODES)
+    text = str(error)
+    return "malformed" in text or "not a database" in text
+
+
+def _integrity_problem(connection: sqlite3.Connection, pragma: str) -> str | None:
+    """What ``PRAGMA quick_check``/``integrity_check`` finds wrong, None when nothing."""
+    try:
+        rows = connection.execute(f"PRAGMA {pragma}(3)").fetchall()
+    except sqlite3.DatabaseError as error:
+        if not is_damage(error):
+            raise
+        return str(error)
+    messages = [str(row[0]) for row in rows]
+    if messages == ["ok"]:
+        return None
+    lines = [line for text in messages for line in text.splitlines()]
+    return "; ".join(line for line in lines if line and not line.startswith("***"))
+
+
+def move_damaged_file(path: Path) -> Path:
+    """Rename a damaged sqlite file and its journal to ``<name>.damaged-<UTC time>``.
+
+    Its shared-memory index (``-shm``), rebuilt from the log whenever needed, is removed.
+
+    Raises:
+        FileNotFoundError: The file is gone (another process moved it first).
+        OSError: It cannot be renamed.
+    """
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    target = path.with_name(f"{path.name}{_DAMAGED_MARK}{stamp}")
+    number = 1
+    while target.exists():
+        number += 1
+        target = path.with_name(f"{path.name}{_DAMAGED_MARK}{stamp}-{number}")
+    os.replace(path, target)
+    for journal in ("-wal", "-journal"):
+        with contextlib.suppress(FileNotFoundError):
+            os.replace(f"{path}{journal}", f"{target}{journal}")
+    with contextlib.suppress(FileNotFoundError):
+        os.remove(f"{path}-shm")
+    return target
+
+
+def _file_identity(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+def _signature(path: Path) -> tuple[int, ...] | None:
+    """The identity, size and time of change of a file and its write-ahead log."""
+    numbers: list[int] = []
+    for suffix in ("", "-wal"):
+        try:
+            st = os.stat(f"{path}{suffix}")
+        except OSError:
+            if not suffix:
+                return None
+            st = None
+        if st is None or (suffix and not st.st_size):  # an empty log is no log
+            numbers.extend((0, 0, 0, 0))
+        else:
+            numbers.extend((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns))
+    return tuple(numbers)
+
+
 class _Connection(sqlite3.Connection):
     """A connection that can be weakly referenced, so a finished thread's one can be freed."""
 
@@ -328,16 +446,23 @@ class JudgeCache:
         try:
             self._path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:
+            reason = f"cannot create the judge cache directory {self._path.parent}: {error}"
             raise ConfigurationError(
-                f"cannot create the judge cache directory {self._path.parent}: {error}; "
-                "pass cache=<a writable directory> or cache=False"
+                f"{reason}; pass cache=<a writable directory> or cache=False",
+                command_line=f"{reason}; pass --cache-dir <a writable directory> (or --no-cache)",
             ) from error
         self._local = threading.local()
         # Weak, so that the connection of a thread that has ended is closed when it is freed.
         self._connections: weakref.WeakSet[_Connection] = weakref.WeakSet()
         self._lock = threading.Lock()
+        self._repair_lock = threading.Lock()
+        # Bumped when a damaged file is moved aside: every thread's connection is then stale.
+        self._generation = 0
+        # The file the current generation's connections opened (device, inode).
+        self._identity: tuple[int, int] | None = None
         self._closed = False
         self._connection()  # create the file and table now, so setup errors surface here
+        self._check_on_open()
         self._enforce_bound()
 
     @property
@@ -359,34 +484,186 @@ class JudgeCache:
         return (open_cache, (str(self._path), self._max_bytes))
 
     def _connection(self) -> _Connection:
+        return self._connection_and_generation()[0]
+
+    def _connection_and_generation(self) -> tuple[_Connection, int]:
+        """This thread's connection, and the generation of the file it is open on."""
         connection: _Connection | None = getattr(self._local, "connection", None)
-        if connection is not None:
-            return connection
+        generation = self._generation
+        if connection is not None and getattr(self._local, "generation", None) == generation:
+            return connection, generation
         if self._closed:
             raise RuntimeError(f"{self!r} is closed")
+        before = _file_identity(self._path)
         try:
-            connection = sqlite3.connect(
-                self._path,
-                timeout=_BUSY_TIMEOUT_MS / 1000,
-                isolation_level=None,  # autocommit: every statement is its own transaction
-                check_same_thread=False,  # only close() touches it from another thread
-                factory=_Connection,
-            )
+            connection = self._open_connection()
+        except sqlite3.Error as error:
+            if not is_damage(error):
+                raise self._open_error(error) from error
+            self._move_aside(str(error), generation=generation, expected=before, warn=True)
+            generation = self._generation
+            try:
+                connection = self._open_connection()
+            except sqlite3.Error as again:
+                raise self._open_error(again) from again
+        self._local.connection = connection
+        self._local.generation = generation
+        with self._lock:
+            self._connections.add(connection)
+            self._identity = _file_identity(self._path)
+        return connection, generation
+
+    def _open_connection(self) -> _Connection:
+        connection = sqlite3.connect(
+            self._path,
+            timeout=_BUSY_TIMEOUT_MS / 1000,
+            isolation_level=None,  # autocommit: every statement is its own transaction
+            check_same_thread=False,  # only close() touches it from another thread
+            factory=_Connection,
+        )
+        try:
             connection.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
             self._enable_wal(connection)
             connection.execute("PRAGMA synchronous = NORMAL")
             connection.execute(_SCHEMA_SQL)
             self._migrate(connection)
             connection.execute(_INDEX_SQL)
-        except sqlite3.Error as error:
-            raise ConfigurationError(
-                f"cannot open the judge cache {self._path}: {error}; "
-                "pass cache=<another directory> or cache=False"
-            ) from error
-        self._local.connection = connection
-        with self._lock:
-            self._connections.add(connection)
+        except BaseException:
+            connection.close()
+            raise
         return connection
+
+    def _open_error(self, error: sqlite3.Error) -> ConfigurationError:
+        reason = f"cannot open the judge cache {self._path}: {error}"
+        return ConfigurationError(
+            f"{reason}; pass cache=<another directory> or cache=False",
+            command_line=f"{reason}; pass --cache-dir <another directory> (or --no-cache)",
+        )
+
+    # -- damage ------------------------------------------------------------------------------
+
+    def _check_on_open(self) -> None:
+        """Run ``PRAGMA quick_check`` on a file up to 64 MiB not yet found sound here."""
+        signature = _signature(self._path)
+        if signature is None or signature in _checked_sound:
+            return
+        if signature[2] + signature[6] > _CHECK_ON_OPEN_MAX_BYTES:
+            return
+        self.check(full=False, warn=True)
+
+    def check(self, *, full: bool = True, warn: bool = False) -> CacheRepair | None:
+        """Check the file with sqlite; move a damaged one aside and start a fresh cache.
+
+        The damaged file is renamed ``<file>.damaged-<UTC time>`` beside the cache (its
+        write-ahead log beside it, with ``-wal``), never deleted.
+
+        Args:
+            full: Run ``PRAGMA integrity_check`` (reads every page and checks every index);
+                False runs the faster ``PRAGMA quick_check``, which opening runs.
+            warn: Also say it in a warning.
+
+        Returns:
+            None when the file is sound; else what was moved where.
+
+        Example:
+            >>> import tempfile
+            >>> cache = JudgeCache(tempfile.mkdtemp())
+            >>> cache.check() is None
+            True
+            >>> cache.close()
+        """
+        connection, generation = self._connection_and_generation()
+        try:
+            problem = _integrity_problem(connection, "integrity_check" if full else "quick_check")
+        except sqlite3.DatabaseError:
+            if generation == self._generation:
+                raise
+            return None  # another thread moved it aside meanwhile: the file now is fresh
+        if problem is None:
+            signature = _signature(self._path)
+            if signature is not None:
+                if len(_checked_sound) > 256:
+                    _checked_sound.clear()
+                _checked_sound.add(signature)
+            return None
+        repair = self._move_aside(
+            problem, generation=generation, expected=self._identity, warn=warn
+        )
+        self._connection()
+        return repair
+
+    def damaged_copies(self) -> list[Path]:
+        """Damaged files of this cache that were moved aside, oldest first.
+
+        Example:
+            >>> import tempfile
+            >>> cache = JudgeCache(tempfile.mkdtemp())
+            >>> cache.damaged_copies()
+            []
+            >>> cache.close()
+        """
+        pattern = f"{self._path.name}{_DAMAGED_MARK}*"
+        return sorted(
+            path
+            for path in self._path.parent.glob(pattern)
+            if not path.name.endswith(("-wal", "-shm", "-journal"))
+        )
+
+    def _move_aside(
+        self, problem: str, *, generation: int, expected: tuple[int, int] | None, warn: bool
+    ) -> CacheRepair | None:
+        """Rename the damaged file (and its journal) with a time stamp; drop every connection.
+
+        With ``warn``, one warning says so. Nothing is renamed when another thread did it
+        already (the generation moved on) or another process did (the file at the path is no
+        longer the one found damaged).
+        """
+        with self._repair_lock:
+            if generation != self._generation:
+                return None
+            with self._lock:
+                connections = list(self._connections)
+                self._connections = weakref.WeakSet()
+                self._generation += 1
+                self._identity = None
+            for connection in connections:
+                with contextlib.suppress(sqlite3.Error):
+                    connection.close()
+            if expected is not None and _file_identity(self._path) != expected:
+                return None
+            try:
+                target = move_damaged_file(self._path)
+            except FileNotFoundError:
+                return None  # another process moved it aside first
+            except OSError as error:
+                raise ConfigurationError(
+                    f"the judge cache {self._path} is damaged ({problem}) and cannot be moved "
+                    f"aside ({error}); delete it, or pass cache=<another directory> or "
+                    "cache=False",
+                    command_line=f"the judge cache {self._path} is damaged ({problem}) and "
+                    f"cannot be moved aside ({error}); delete it, or pass --cache-dir <another "
+                    "directory> (or --no-cache)",
+                ) from error
+            repair = CacheRepair(self._path, target, problem)
+        if warn:
+            warnings.warn(str(repair), RuntimeWarning, stacklevel=4)
+        return repair
+
+    def _guarded(self, operation: Callable[[_Connection], _T]) -> _T:
+        """Run ``operation`` on this thread's connection; on a damaged file, move it aside
+        (one warning) and run it again on a fresh cache."""
+        connection, generation = self._connection_and_generation()
+        try:
+            return operation(connection)
+        except sqlite3.DatabaseError as error:
+            if generation == self._generation:
+                if not is_damage(error):
+                    raise
+                self._move_aside(
+                    str(error), generation=generation, expected=self._identity, warn=True
+                )
+            # else another thread moved the file aside while this one was using it
+        return operation(self._connection())
 
     @staticmethod
     def _migrate(connection: sqlite3.Connection) -> None:
@@ -416,18 +693,25 @@ class JudgeCache:
 
     def get(self, key: str) -> CachedCall | None:
         """The stored reply under ``key``, or None; a hit counts as a use of the entry."""
-        connection = self._connection()
-        row = connection.execute(
-            "SELECT value, raw_reply, prompt_tokens, completion_tokens, cost, used_at "
-            "FROM judge_calls WHERE key = ?",
-            (key,),
-        ).fetchone()
+
+        def read(connection: _Connection) -> tuple[Any, ...] | None:
+            row: tuple[Any, ...] | None = connection.execute(
+                "SELECT value, raw_reply, prompt_tokens, completion_tokens, cost, used_at "
+                "FROM judge_calls WHERE key = ?",
+                (key,),
+            ).fetchone()
+            if row is not None:
+                now = time.time()
+                if row[-1] is None or now - row[-1] > _TOUCH_INTERVAL_S:
+                    connection.execute(
+                        "UPDATE judge_calls SET used_at = ? WHERE key = ?", (now, key)
+                    )
+            return row
+
+        row = self._guarded(read)
         if row is None:
             return None
-        value, raw_reply, prompt_tokens, completion_tokens, cost, used_at = row
-        now = time.time()
-        if used_at is None or now - used_at > _TOUCH_INTERVAL_S:
-            connection.execute("UPDATE judge_calls SET used_at = ? WHERE key = ?", (now, key))
+        value, raw_reply, prompt_tokens, completion_tokens, cost, _ = row
         usage = (
             None
             if prompt_tokens is None and completion_tokens is None
@@ -461,23 +745,26 @@ class JudgeCache:
             + _ROW_OVERHEAD
         )
         now = time.time()
-        self._connection().execute(
-            "INSERT OR REPLACE INTO judge_calls "
-            "(key, model, step, value, raw_reply, prompt_tokens, completion_tokens, cost, "
-            "created_at, used_at, size) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                key,
-                model,
-                step,
-                text,
-                raw_reply,
-                usage.prompt_tokens if usage else None,
-                usage.completion_tokens if usage else None,
-                cost,
-                now,
-                now,
-                size,
-            ),
+        row = (
+            key,
+            model,
+            step,
+            text,
+            raw_reply,
+            usage.prompt_tokens if usage else None,
+            usage.completion_tokens if usage else None,
+            cost,
+            now,
+            now,
+            size,
+        )
+        self._guarded(
+            lambda connection: connection.execute(
+                "INSERT OR REPLACE INTO judge_calls "
+                "(key, model, step, value, raw_reply, prompt_tokens, completion_tokens, cost, "
+                "created_at, used_at, size) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                row,
+            )
         )
         if self._max_bytes is None:
             return
@@ -501,9 +788,9 @@ class JudgeCache:
         if self._max_bytes is None:
             return
         try:
-            if self._live_bytes(self._connection()) > self._max_bytes:
+            if self._guarded(self._live_bytes) > self._max_bytes:
                 self.prune(max_bytes=int(self._max_bytes * _PRUNE_TO))
-        except sqlite3.Error as error:  # a busy or damaged cache must not fail the call
+        except sqlite3.Error as error:  # a busy cache must not fail the call
             import logging
 
             logging.getLogger("evaltoolkit.judge").warning(
@@ -540,7 +827,13 @@ class JudgeCache:
             1
             >>> cache.close()
         """
-        connection = self._connection()
+        return self._guarded(
+            lambda connection: self._prune(connection, max_bytes=max_bytes, older_than=older_than)
+        )
+
+    def _prune(
+        self, connection: _Connection, *, max_bytes: int | None, older_than: float | None
+    ) -> PruneReport:
         removed = removed_bytes = 0
         if older_than is not None:
             cutoff = time.time() - older_than
@@ -569,9 +862,12 @@ class JudgeCache:
 
     def vacuum(self) -> None:
         """Give the space of removed entries back to the file system (rewrites the file)."""
-        connection = self._connection()
-        connection.execute("VACUUM")
-        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+        def vacuum(connection: _Connection) -> None:
+            connection.execute("VACUUM")
+            connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+        self._guarded(vacuum)
 
     def stats(self) -> CacheStats:
         """Entries, bytes on disk, and the dates of the oldest and newest entries.
@@ -583,10 +879,14 @@ class JudgeCache:
             0
             >>> cache.close()
         """
-        connection = self._connection()
-        entries, oldest, newest, least_recent = connection.execute(
-            "SELECT COUNT(*), MIN(created_at), MAX(created_at), MIN(used_at) FROM judge_calls"
-        ).fetchone()
+
+        def read(connection: _Connection) -> tuple[Any, ...]:
+            row = connection.execute(
+                "SELECT COUNT(*), MIN(created_at), MAX(created_at), MIN(used_at) FROM judge_calls"
+            ).fetchone()
+            return (*row, self._live_bytes(connection))
+
+        entries, oldest, newest, least_recent, live_bytes = self._guarded(read)
         on_disk = 0
         for suffix in ("", "-wal"):
             with contextlib.suppress(OSError):
@@ -595,7 +895,7 @@ class JudgeCache:
             path=self._path,
             entries=int(entries),
             bytes=on_disk,
-            live_bytes=self._live_bytes(connection),
+            live_bytes=live_bytes,
             oldest=oldest,
             newest=newest,
             least_recent_use=least_recent,
@@ -603,23 +903,28 @@ class JudgeCache:
         )
 
     def __len__(self) -> int:
-        row = self._connection().execute("SELECT COUNT(*) FROM judge_calls").fetchone()
-        return int(row[0])
+        query = "SELECT COUNT(*) FROM judge_calls"
+        return int(self._guarded(lambda connection: connection.execute(query).fetchone()[0]))
 
     def __contains__(self, key: object) -> bool:
         if not isinstance(key, str):
             return False
         query = "SELECT 1 FROM judge_calls WHERE key = ?"
-        return self._connection().execute(query, (key,)).fetchone() is not None
+        return self._guarded(
+            lambda connection: connection.execute(query, (key,)).fetchone() is not None
+        )
 
     def clear(self) -> PruneReport:
         """Delete every stored reply; return how many there were and their estimated bytes."""
-        connection = self._connection()
-        count, size = connection.execute(
-            "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM judge_calls"
-        ).fetchone()
-        connection.execute("DELETE FROM judge_calls")
-        return PruneReport(int(count), int(size))
+
+        def clear(connection: _Connection) -> PruneReport:
+            count, size = connection.execute(
+                "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM judge_calls"
+            ).fetchone()
+            connection.execute("DELETE FROM judge_calls")
+            return PruneReport(int(count), int(size))
+
+        return self._guarded(clear)
 
     def close(self) -> None:
         """Close every thread's connection; the cache cannot be used afterwards."""

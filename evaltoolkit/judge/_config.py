@@ -7,8 +7,10 @@ derived from the field name, and an unknown name is an error suggesting the clos
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -113,6 +115,7 @@ mean 'temperature'? (other litellm arguments go in extra={...})
 
     def __post_init__(self) -> None:
         _check_model(self.model)
+        _check_api_base(self.api_base)
         _check_number("timeout", self.timeout, minimum=0.0, exclusive=True)
         for name in ("max_retries", "max_repairs"):
             _check_integer(name, getattr(self, name), minimum=0)
@@ -211,6 +214,37 @@ def _check_model(model: object) -> None:
             "judge: model must be a litellm model string such as 'openai/gpt-4o-mini', or "
             f"'offline', got {model!r}"
         )
+
+
+def _check_api_base(api_base: object) -> None:
+    """A base URL needs a scheme and a host: without them every request fails, slowly."""
+    if api_base is None:
+        return
+    if not isinstance(api_base, str):
+        problem = f"must be a URL string, got {api_base!r}"
+    else:
+        try:
+            parts = urllib.parse.urlsplit(api_base)
+            valid = parts.scheme in ("http", "https") and bool(parts.hostname)
+            _ = parts.port  # a port that is not a number raises
+        except ValueError:
+            valid = False
+        if valid:
+            return
+        problem = (
+            "must be an http:// or https:// URL with a host, such as "
+            f"'http://127.0.0.1:8000/v1', got {api_base!r}"
+        )
+        guess = f"http://{api_base.strip()}"
+        with contextlib.suppress(ValueError):
+            host = urllib.parse.urlsplit(guess)
+            if (
+                "://" not in api_base
+                and host.hostname
+                and (host.port or host.hostname == "localhost" or "." in host.hostname)
+            ):
+                problem += f"; did you mean {guess!r}?"
+    raise ConfigurationError(f"judge: api_base {problem}", command_line=f"--api-base {problem}")
 
 
 def _check_number(name: str, value: object, *, minimum: float, exclusive: bool = False) -> None:

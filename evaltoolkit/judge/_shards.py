@@ -34,6 +34,7 @@ import sqlite3
 import tempfile
 import threading
 import time
+import warnings
 import weakref
 from collections.abc import Iterator
 from pathlib import Path
@@ -44,11 +45,15 @@ from ._cache import (
     _BUSY_TIMEOUT_MS,
     _MIGRATION_SQL,
     CachedCall,
+    CacheRepair,
     JudgeCache,
     _Connection,
+    _integrity_problem,
     _Unset,
     cache_file_path,
     cache_opener,
+    is_damage,
+    move_damaged_file,
     open_cache,
 )
 
@@ -250,6 +255,30 @@ class ShardedJudgeCache(JudgeCache):
         super().close()
 
 
+def _merge_shard(connection: sqlite3.Connection, path: Path) -> int | str:
+    """Copy a shard's calls into the cache: how many were added, or what damaged it."""
+    try:
+        connection.execute("ATTACH DATABASE ? AS shard", (str(path),))
+    except sqlite3.DatabaseError as error:
+        if not is_damage(error):
+            raise
+        return str(error)
+    try:
+        problem = _integrity_problem(connection, "shard.quick_check")
+        if problem is not None:
+            return problem
+        before = connection.total_changes
+        connection.execute(
+            f"INSERT OR IGNORE INTO judge_calls ({_COLUMNS}) "
+            f"SELECT {_COLUMNS} FROM shard.judge_calls"
+        )
+        added = connection.total_changes - before
+        connection.execute(_MIGRATION_SQL[-1])  # each new entry's last use and size
+        return added
+    finally:
+        connection.execute("DETACH DATABASE shard")
+
+
 @contextlib.contextmanager
 def cache_shard(shard: str) -> Iterator[None]:
     """Inside this block, judge caches opened (or unpickled) open their shard ``shard``.
@@ -309,17 +338,13 @@ def merge_cache_shards(location: str | Path | None = None, *, remove: bool = Tru
     try:
         connection = cache._connection()
         for path in shards:
-            connection.execute("ATTACH DATABASE ? AS shard", (str(path),))
-            try:
-                before = connection.total_changes
-                connection.execute(
-                    f"INSERT OR IGNORE INTO judge_calls ({_COLUMNS}) "
-                    f"SELECT {_COLUMNS} FROM shard.judge_calls"
-                )
-                added += connection.total_changes - before
-                connection.execute(_MIGRATION_SQL[-1])  # each new entry's last use and size
-            finally:
-                connection.execute("DETACH DATABASE shard")
+            outcome = _merge_shard(connection, path)
+            if isinstance(outcome, str):
+                # Kept for inspection, renamed so that no worker reads it as a shard again.
+                repair = CacheRepair(path, move_damaged_file(path), outcome)
+                warnings.warn(str(repair), RuntimeWarning, stacklevel=2)
+                continue
+            added += outcome
             if remove:
                 for leftover in (path, path.with_name(path.name + "-journal")):
                     leftover.unlink(missing_ok=True)
