@@ -13,10 +13,10 @@ import inspect
 import math
 import time
 import warnings
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, overload
 
-from ._datasets import DataItem, check_unique_columns, load_items
+from ._datasets import GROUND_TRUTH_ALIASES, DataItem, check_unique_columns, load_items
 from ._sync import run_sync
 from .errors import ConfigurationError
 from .judge import shared_call_limit
@@ -40,6 +40,17 @@ _PROGRESS_DELAY_S = 0.5
 def _named_scorers(scorers: Scorers) -> dict[str, Scorer]:
     if isinstance(scorers, Scorer):
         return {scorers.id: scorers}
+    if isinstance(scorers, str) or not isinstance(scorers, Iterable):
+        hint = (
+            f" (to use the scorer {scorers!r}, create it: create_scorer({scorers!r}))"
+            if isinstance(scorers, str)
+            else ""
+        )
+        given = "None" if scorers is None else type(scorers).__name__
+        raise ConfigurationError(
+            f"scorers is {given}{hint}; pass a scorer (from create_*_scorer), "
+            "a list of scorers, or a dict naming each scorer"
+        )
     if isinstance(scorers, Mapping):
         named = dict(scorers)
     else:
@@ -393,8 +404,17 @@ def _frame_items(
     *,
     by_label: bool = False,
 ) -> list[dict[str, Any]]:
-    """One item per row; its id is the row's position, or with ``by_label`` its index label."""
-    named = [column for column in (input, output, ground_truth) if column is not None]
+    """One item per row; its id is the row's position, or with ``by_label`` its index label.
+
+    Without a ``ground_truth`` column named, a column ``ground_truth`` or ``groundTruth`` is
+    the ground truth, as in the items of :func:`run_evals`.
+    """
+    truths = (
+        [ground_truth]
+        if ground_truth is not None
+        else [alias for alias in GROUND_TRUTH_ALIASES if alias in frame.columns]
+    )
+    named = [input, output, *truths]
     for column in named:
         if column not in frame.columns:
             raise ConfigurationError(
@@ -410,6 +430,8 @@ def _frame_items(
         item = {"id": label, "input": row[input], "output": row[output]}
         if ground_truth is not None:
             item["ground_truth"] = row[ground_truth]
+        else:
+            item.update({alias: row[alias] for alias in truths})
         items.append(item)
     return items
 
@@ -519,7 +541,8 @@ def score_frame(
         scorers: A scorer, a list of scorers, or a dict naming each scorer.
         input: The column holding the input.
         output: The column holding the output.
-        ground_truth: The column holding the ground truth, if any.
+        ground_truth: The column holding the ground truth; by default ``ground_truth`` or
+            ``groundTruth`` when the frame has such a column (as items do in :func:`run_evals`).
         concurrency: Items and judge calls in flight (in each partition, for a Dask frame).
         progress: Show a progress bar on long runs (pandas frames).
         total_concurrency: For a Dask frame: judge calls in flight across the whole cluster,
@@ -632,6 +655,11 @@ async def ascore_frame(
             concurrency=concurrency,
             total_concurrency=total_concurrency,
             meta=meta,
+        )
+    if not (hasattr(frame, "columns") and hasattr(frame, "iloc")):
+        raise ConfigurationError(
+            f"score_frame takes a pandas or Dask DataFrame, got {type(frame).__name__}; wrap "
+            "rows in pd.DataFrame(rows), or score a list of items or a file with run_evals"
         )
     if total_concurrency is not None or meta is not None:
         raise ConfigurationError(

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from .._datasets import read_table
+from .._datasets import as_table
 from .._sync import run_sync
 from ..errors import ConfigurationError
 from ..records import EvalResult
@@ -241,7 +241,7 @@ def _scorer_for(task: Task, model: str | None, judge_options: dict[str, Any]) ->
 
 
 def meta_evaluate(
-    data: str | os.PathLike[str] | pd.DataFrame,
+    data: str | os.PathLike[str] | pd.DataFrame | Sequence[Mapping[str, Any]],
     *,
     task: Task,
     label: str,
@@ -268,7 +268,7 @@ def meta_evaluate(
     with the reference column.
 
     Args:
-        data: A .jsonl/.csv/.parquet path or a DataFrame.
+        data: A .jsonl/.csv/.parquet path, a DataFrame or a list of dicts (one per row).
         task: ``"summarization"``, ``"answer-similarity"`` or ``"textual-difference"``.
         label: The human label column.
         model: The judge model (None: the offline judge).
@@ -324,7 +324,7 @@ def meta_evaluate(
 
 
 async def ameta_evaluate(
-    data: str | os.PathLike[str] | pd.DataFrame,
+    data: str | os.PathLike[str] | pd.DataFrame | Sequence[Mapping[str, Any]],
     *,
     task: Task,
     label: str,
@@ -346,9 +346,7 @@ async def ameta_evaluate(
     """Score a labelled data set and measure agreement (async twin of :func:`meta_evaluate`)."""
     if task not in TASKS:
         raise ConfigurationError(f"unknown task {task!r}; choose one of {', '.join(TASKS)}")
-    import pandas as pd
-
-    frame = data if isinstance(data, pd.DataFrame) else read_table(data)
+    frame = as_table(data, who="meta_evaluate")
     if limit is not None:
         frame = frame.head(limit)
     frame = frame.reset_index(drop=True)
