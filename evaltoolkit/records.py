@@ -1320,8 +1320,12 @@ def _from_wide(columns: list[str], cells: dict[str, list[Any]], rows: int) -> Ev
             return True
         return present_at[column] == row if column in late_set else row == 0
 
+    order: list[int] = list(range(rows))
+    indexes = cells.get("item_index")
+    if indexes is not None and None not in indexes:  # rows sorted by hand: back to data order
+        order.sort(key=lambda row: indexes[row])
     items: list[ItemResult] = []
-    for row in range(rows):
+    for row in order:
         fields: dict[str, Any] = {}
         for column in columns:
             if column in item_columns or column in owner or not has(column, row):

@@ -331,6 +331,18 @@ def test_a_csv_sorted_by_score_gives_each_item_once_in_data_order(
     }
 
 
+def test_a_wide_csv_sorted_by_a_score_reads_back_in_data_order(
+    summaries: EvalResult, tmp_path: Path
+) -> None:
+    path = summaries.to_csv(tmp_path / "wide.csv", wide=True)
+    pd.read_csv(path).sort_values("textual-difference.score").to_csv(path, index=False)
+    again = read_results(path)
+    assert [item.item_id for item in again] == [item.item_id for item in summaries]
+    expected = _scores_by_item(summaries)
+    for key, scores in _scores_by_item(again).items():
+        assert _same_scores(scores, expected[key]), key
+
+
 @pytest.mark.parametrize("edit", ["deleted", "renamed"])
 def test_a_deleted_row_or_renamed_scorer_keeps_every_item_with_an_error(
     summaries: EvalResult, tmp_path: Path, edit: str
