@@ -92,9 +92,10 @@ def _check_output(
     writable; else a ConfigurationError (exit status 2) before anything is scored."""
     out = Path(path)
     if str(path).endswith(("/", os.sep)):  # Path() drops the slash that makes it a folder
+        example = out if out.suffix.lower() in suffixes else out / f"results{suffixes[0]}"
         raise ConfigurationError(
-            f"{flag} {str(path)!r} ends in a slash, so it names a folder; name a file "
-            f"(such as {str(Path(path) / ('results' + suffixes[0]))!r})"
+            f"{flag} {str(path)!r} ends in a slash, so it names a folder; name a file, "
+            f"such as {str(example)!r}"
         )
     if out.suffix.lower() not in suffixes:
         raise ConfigurationError(

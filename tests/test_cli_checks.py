@@ -106,7 +106,9 @@ def test_an_out_ending_in_a_slash_names_a_folder_and_is_refused(
 ) -> None:
     out = f"{answers.parent}{os.sep}outdir.csv{os.sep}"
     assert _run("run", str(answers), *SCORER, "--out", out) == 2
-    assert "ends in a slash, so it names a folder" in capsys.readouterr().err
+    message = capsys.readouterr().err
+    assert "ends in a slash, so it names a folder; name a file, such as" in message
+    assert f"such as {str(answers.parent / 'outdir.csv')!r}" in message
     assert not (answers.parent / "outdir.csv").exists()
 
 
