@@ -7,6 +7,7 @@ that does not parse, a row that is not an object) does not: it becomes an item w
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import math
@@ -17,16 +18,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ._files import missing_file_message
 from .errors import ConfigurationError, DataLoadError, InputError
 from .records import encodable_text
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["DataItem", "load_items", "read_records", "read_table", "require_columns"]
+__all__ = ["DataItem", "as_table", "load_items", "read_records", "read_table", "require_columns"]
 
 TABLE_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".parquet")
 GROUND_TRUTH_ALIASES = ("ground_truth", "groundTruth")
+# Levels of objects and lists an item may nest: far more than any chat transcript needs, and
+# few enough that every step after loading (which recurses through values) stays well inside
+# Python's recursion limit.
+MAX_DEPTH = 200
 ID_FIELDS = ("id", "item_id")
 # Columns of a CSV or TSV file read as text even when every cell looks like a number, so that
 # "02134" keeps its leading zero and "4" stays a string; a run adds the fields its options name.
@@ -94,7 +100,7 @@ def _suffix(path: Path) -> str:
 
 def _check_readable(path: Path) -> None:
     if not path.exists():
-        raise DataLoadError(f"no such file: {str(path)!r}")
+        raise DataLoadError(missing_file_message(path))
     if not path.is_file():
         kind = "a folder" if path.is_dir() else "not a regular file"
         raise DataLoadError(f"{str(path)!r} is {kind}: give the path of a data file")
@@ -138,7 +144,30 @@ def _json_lines(lines: Iterable[bytes | str]) -> list[Any]:
             rows.append(json.loads(line))
         except json.JSONDecodeError as error:
             rows.append(_UnreadableRow(number, f"line {number} is not JSON: {error}"))
+        except RecursionError:
+            rows.append(_UnreadableRow(number, _too_deep(f"line {number}")))
     return rows
+
+
+def _too_deep(where: str) -> str:
+    return f"{where} is nested more than {MAX_DEPTH} levels deep (objects and lists); flatten it"
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests mappings and lists more than ``limit`` levels (no recursion)."""
+    pending: list[tuple[Any, int]] = [(value, 0)]
+    while pending:
+        current, depth = pending.pop()
+        if isinstance(current, Mapping):
+            children: Iterable[Any] = current.values()
+        elif isinstance(current, list | tuple):
+            children = current
+        else:
+            continue
+        if depth >= limit:
+            return True
+        pending.extend((child, depth + 1) for child in children)
+    return False
 
 
 def _starts_with(path: Path, character: bytes) -> bool:
@@ -151,7 +180,7 @@ def _read_json_lines(path: Path) -> list[Any]:
     if _starts_with(path, b"["):
         try:
             whole = json.loads(_decode(path, path.read_bytes()))
-        except (json.JSONDecodeError, DataLoadError):
+        except (json.JSONDecodeError, DataLoadError, RecursionError):
             whole = None
         if isinstance(whole, list):
             raise DataLoadError(
@@ -168,6 +197,10 @@ def _read_json(path: Path) -> list[Any]:
         loaded = json.loads(text)
     except json.JSONDecodeError:
         return _json_lines(text.splitlines())
+    except RecursionError as error:
+        if len(text.strip().splitlines()) > 1:  # JSON Lines: only the deep line fails
+            return _json_lines(text.splitlines())
+        raise DataLoadError(f"cannot read {str(path)!r}: {_too_deep('it')}") from error
     if isinstance(loaded, Mapping):
         loaded = loaded.get("data", loaded.get("items", [loaded]))
     if not isinstance(loaded, list):
@@ -224,16 +257,27 @@ def _read_csv(path: Path, suffix: str, text_columns: Iterable[str]) -> pd.DataFr
         raise DataLoadError(f"cannot read {str(path)!r}: {error}") from error
     if not text.strip():
         raise DataLoadError(f"no items in {str(path)!r}: it is empty or holds only blank lines")
+    separator = "\t" if suffix == ".tsv" else ","
     try:
-        return pd.read_csv(
+        # The header as written: read_csv renames a repeated name ("output" -> "output.1").
+        header = next(csv.reader(io.StringIO(text), delimiter=separator), [])
+        frame = pd.read_csv(
             io.StringIO(text),
-            sep="\t" if suffix == ".tsv" else ",",
+            sep=separator,
             keep_default_na=False,
             na_values=[""],
             dtype=dict.fromkeys(text_columns, str),
         )
     except Exception as error:  # pandas raises many types for a bad file
         raise DataLoadError(f"cannot read {str(path)!r}: {error}") from error
+    duplicated = _duplicated_columns(name for name in header if name)  # "" is "Unnamed: N"
+    if duplicated:
+        names = ", ".join(f"{name!r} ({count} times)" for name, count in duplicated.items())
+        raise DataLoadError(
+            f"cannot read {str(path)!r}: its header names a column more than once: {names}; "
+            "rename or delete the repeated column, so that it is clear which one to use"
+        )
+    return frame
 
 
 def read_table(
@@ -290,6 +334,43 @@ def read_table(
         header = ", ".join(map(str, frame.columns))
         raise DataLoadError(f"no items in {str(path)!r}: it has columns ({header}) but no rows")
     return frame
+
+
+def as_table(data: Any, *, who: str) -> pd.DataFrame:
+    """A DataFrame of ``data``: a DataFrame, a list of dicts, or a path :func:`read_table` reads.
+
+    Args:
+        data: The rows.
+        who: The function that takes them, for the message.
+
+    Raises:
+        ConfigurationError: ``data`` is none of these, or a row of a list is not a mapping.
+        DataLoadError: A path that cannot be read.
+
+    Example:
+        >>> as_table([{"summary": "s", "label": 1}], who="meta_evaluate").columns.tolist()
+        ['summary', 'label']
+    """
+    import pandas as pd
+
+    if isinstance(data, pd.DataFrame):
+        return data
+    if isinstance(data, str | os.PathLike):
+        return read_table(data)
+    if isinstance(data, Sequence) and not isinstance(data, bytes | bytearray):
+        for position, row in enumerate(data):
+            if not isinstance(row, Mapping):
+                raise ConfigurationError(
+                    f"{who}: row {position} of the data is {type(row).__name__}, not a dict "
+                    "with one key per column"
+                )
+        if not data:
+            raise ConfigurationError(f"{who}: the data is an empty list; give at least one row")
+        return pd.DataFrame.from_records(list(data))
+    raise ConfigurationError(
+        f"{who} takes a DataFrame, a list of dicts or the path of a .jsonl/.json/.csv/.tsv/"
+        f".parquet file; got {type(data).__name__}"
+    )
 
 
 def _duplicated_columns(columns: Iterable[Any]) -> dict[str, int]:
@@ -476,6 +557,10 @@ def load_items(
                 f"expected a mapping with an {input_field!r} field, got {type(row).__name__}",
                 item_id=index,
             )
+            items.append(DataItem(index, index, problem=problem))
+            continue
+        if _deeper_than(row, MAX_DEPTH):
+            problem = InputError(_too_deep("the row"), item_id=index)
             items.append(DataItem(index, index, problem=problem))
             continue
         loader = _Loader()

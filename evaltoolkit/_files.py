@@ -6,12 +6,13 @@ Standard library only, so that every layer may use it.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import secrets
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["atomic_write", "check_writable", "same_file"]
+__all__ = ["atomic_write", "check_writable", "missing_file_message", "same_file"]
 
 
 def _temporary_sibling(target: Path) -> Path:
@@ -34,7 +35,8 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[Path], object]) 
     ``write`` is called with the temporary path and must write the whole file there. Only
     when it returns is the file renamed onto ``path`` (``os.replace``), so a reader never
     sees half a file, and an error or an interrupt leaves any earlier file at ``path`` as it
-    was. A symbolic link at ``path`` is written through, not replaced.
+    was. A symbolic link at ``path`` is written through, not replaced. Missing parent
+    folders are created (again, when one was deleted while the content was being made).
 
     Args:
         path: The file to write.
@@ -52,6 +54,9 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[Path], object]) 
     target = Path(path)
     if target.is_symlink():
         target = Path(os.path.realpath(target))
+    # The folder may have gone since the run began (deleted by hand): make it again rather
+    # than lose what is being written.
+    target.parent.mkdir(parents=True, exist_ok=True)
     temporary = _temporary_sibling(target)
     try:
         write(temporary)
@@ -61,6 +66,31 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[Path], object]) 
             temporary.unlink()
         raise
     return target
+
+
+def missing_file_message(path: str | os.PathLike[str], *, what: str = "file") -> str:
+    """Why ``path``, which does not exist as far as ``Path.exists`` can tell, cannot be opened.
+
+    A symbolic link that leads back to itself, or to a file that is not there, says so
+    (``Path.exists`` reports both as missing); anything else is "no such file".
+
+    Example:
+        >>> missing_file_message("nowhere.jsonl")
+        "no such file: 'nowhere.jsonl'"
+    """
+    name = str(path)
+    try:
+        os.stat(path)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return (
+                f"{name!r} is a symbolic link loop (it leads back to itself); point the link "
+                f"at the {what}"
+            )
+        if os.path.islink(path):
+            target = os.readlink(path)
+            return f"{name!r} is a symbolic link to {target!r}, which does not exist"
+    return f"no such {what}: {name!r}"
 
 
 def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:

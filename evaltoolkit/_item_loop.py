@@ -11,10 +11,10 @@ import inspect
 import math
 import time
 import warnings
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ._datasets import DataItem, check_unique_columns, load_items
+from ._datasets import GROUND_TRUTH_ALIASES, DataItem, check_unique_columns, load_items
 from .errors import ConfigurationError
 from .judge import shared_call_limit
 from .records import EvalResult, ItemResult, ScoreResult, StepError, new_run_id
@@ -51,6 +51,17 @@ def named_scorers(scorers: Scorers) -> dict[str, Scorer]:
     """The scorers by the name their results go under: a dict as given, else each one's id."""
     if isinstance(scorers, Scorer):
         return {scorers.id: scorers}
+    if isinstance(scorers, str) or not isinstance(scorers, Iterable):
+        hint = (
+            f" (to use the scorer {scorers!r}, create it: create_scorer({scorers!r}))"
+            if isinstance(scorers, str)
+            else ""
+        )
+        given = "None" if scorers is None else type(scorers).__name__
+        raise ConfigurationError(
+            f"scorers is {given}{hint}; pass a scorer (from create_*_scorer), "
+            "a list of scorers, or a dict naming each scorer"
+        )
     if isinstance(scorers, Mapping):
         named = dict(scorers)
     else:
@@ -222,7 +233,12 @@ def frame_items(
     by_label: bool = False,
 ) -> list[dict[str, Any]]:
     """One item per row; its id is the row's position, or with ``by_label`` its index label."""
-    named = [column for column in (input, output, ground_truth) if column is not None]
+    truths = (
+        [ground_truth]
+        if ground_truth is not None
+        else [alias for alias in GROUND_TRUTH_ALIASES if alias in frame.columns]
+    )
+    named = [input, output, *truths]
     for column in named:
         if column not in frame.columns:
             raise ConfigurationError(
@@ -238,6 +254,8 @@ def frame_items(
         item = {"id": label, "input": row[input], "output": row[output]}
         if ground_truth is not None:
             item["ground_truth"] = row[ground_truth]
+        else:
+            item.update({alias: row[alias] for alias in truths})
         items.append(item)
     return items
 

@@ -20,6 +20,7 @@ import contextlib
 import math
 import os
 import sys
+import tempfile
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
@@ -28,9 +29,9 @@ from typing import TYPE_CHECKING, Any
 
 from ._files import atomic_write, check_writable, same_file
 from ._version import __version__
-from .errors import ConfigurationError, EvalToolkitError
+from .errors import ConfigurationError, DataLoadError, EvalToolkitError
 from .judge import STRUCTURED_OUTPUT_MODES
-from .records import EvalResult, ItemResult
+from .records import EvalResult, ItemResult, read_results, write_json_lines
 from .scorers import create_scorer, scorer_ids, scorer_spec, scorer_specs
 
 if TYPE_CHECKING:
@@ -94,6 +95,12 @@ def _check_output(
     """The output path, once it is known to have a known suffix, not to be an input, and to be
     writable; else a ConfigurationError (exit status 2) before anything is scored."""
     out = Path(path)
+    if str(path).endswith(("/", os.sep)):  # Path() drops the slash that makes it a folder
+        example = out if out.suffix.lower() in suffixes else out / f"results{suffixes[0]}"
+        raise ConfigurationError(
+            f"{flag} {str(path)!r} ends in a slash, so it names a folder; name a file, "
+            f"such as {str(example)!r}"
+        )
     if out.suffix.lower() not in suffixes:
         raise ConfigurationError(
             f"{flag} must end in one of {', '.join(suffixes)}, got {str(out)!r}"
@@ -124,6 +131,11 @@ def _judge_options(args: argparse.Namespace) -> dict[str, Any]:
         options["timeout"] = args.timeout
     if args.structured_output is not None:
         options["structured_output"] = args.structured_output
+    if args.no_cache and args.cache_dir:
+        raise ConfigurationError(
+            "--no-cache and --cache-dir contradict each other: give --cache-dir to use that "
+            "cache, or --no-cache to use none"
+        )
     if args.no_cache:
         options["cache"] = False
     elif args.cache_dir:
@@ -305,9 +317,34 @@ def _run(args: argparse.Namespace) -> int:
         result = _score(rows, scorers, args, len(rows), **_run_fields(args), **cluster)
     _print_summary(result, str(args.file))
     if out is not None:
-        _write(result, out, wide=args.wide)
+        try:
+            _write(result, out, wide=args.wide)
+        except OSError as error:
+            return _write_elsewhere(result, out, error, args)
         print(f"wrote {out}")
     return _exit_status(result, str(args.file))
+
+
+def _write_elsewhere(
+    result: EvalResult, out: Path, error: OSError, args: argparse.Namespace
+) -> int:
+    """The scores could not be written to --out (its folder went away, or became read-only,
+    while the run went on): write them beside the input, else in the temporary folder, and
+    say where; exit status 2, as the file is not where it was asked for."""
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    name = f"{out.stem}-{stamp}{out.suffix}"
+    for folder in (Path(args.file).resolve().parent, Path(tempfile.gettempdir())):
+        try:
+            _write(result, folder / name, wide=args.wide)
+        except OSError:
+            continue
+        print(
+            f"evaltoolkit: error: cannot write {str(out)!r} ({error.strerror or error}); "
+            f"wrote the results to {str(folder / name)!r} instead",
+            file=sys.stderr,
+        )
+        return 2
+    raise error
 
 
 # -- demo -----------------------------------------------------------------------------------
@@ -447,7 +484,7 @@ def _write_table(frame: pd.DataFrame, out: Path) -> None:
     elif suffix == ".csv":
         atomic_write(out, lambda tmp: frame.to_csv(tmp, index=False))
     else:
-        atomic_write(out, lambda tmp: frame.to_json(tmp, orient="records", lines=True))
+        write_json_lines(frame, out)
 
 
 def _meta_eval(args: argparse.Namespace) -> int:
@@ -680,6 +717,15 @@ def _report(args: argparse.Namespace) -> int:
     runs = {(path.name if names.count(path.name) == 1 else str(path)): path for path in paths}
     if len(runs) < len(paths):
         raise ConfigurationError("a results file is named twice; name each file once")
+    for path in paths:
+        with warnings.catch_warnings():  # the report reads it again, and warns then
+            warnings.simplefilter("ignore")
+            empty = not len(read_results(path))
+        if empty:
+            raise DataLoadError(
+                f"{str(path)!r} holds no items (the run it was written from scored none): "
+                "there is nothing to report"
+            )
     target = write_report(runs, out, title=args.title, max_items=args.max_items)
     print(f"wrote {target} ({target.stat().st_size / 1e6:.1f} MB, {len(runs)} results file(s))")
     return 0

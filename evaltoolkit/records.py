@@ -13,10 +13,11 @@ import math
 import os
 import re
 import uuid
+import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from .errors import ConfigurationError, DataLoadError
 
@@ -68,6 +69,17 @@ EXPORT_COLUMNS = tuple(column for column in _FIXED_COLUMNS if column not in _OPT
 # Keys of ScoreResult.to_record() every scorer has (a wide export prefixes them with the id).
 _RECORD_KEYS = ("score", "reason", "error", "error_step", *_BOOKKEEPING_COLUMNS)
 _REQUIRED_RECORD_KEYS = tuple(key for key in _RECORD_KEYS if key not in _OPTIONAL_COLUMNS)
+# Keys of a record that hold numbers (or nothing), whoever edited the file.
+_NUMBER_KEYS = (
+    "score",
+    "model_calls",
+    "attempts",
+    "cached_calls",
+    "prompt_tokens",
+    "completion_tokens",
+    "cost",
+    "latency_s",
+)
 # Columns that hold text whatever it looks like (read as text from CSV).
 _TEXT_KEYS = frozenset(
     {
@@ -460,8 +472,45 @@ class EvalResult:
     def __iter__(self) -> Iterator[ItemResult]:
         return iter(self.items)
 
-    def __getitem__(self, index: int) -> ItemResult:
-        return self.items[index]
+    @overload
+    def __getitem__(self, key: int) -> ItemResult: ...
+
+    @overload
+    def __getitem__(self, key: slice) -> list[ItemResult]: ...
+
+    @overload
+    def __getitem__(self, key: str) -> ItemResult: ...
+
+    def __getitem__(self, key: int | slice | str) -> ItemResult | list[ItemResult]:
+        """An item by position (``result[0]``), a slice of items, or an item by its text id.
+
+        An integer is always a position, as in a list; look up an item whose id is a number
+        with ``next(item for item in result if item.item_id == 12)``.
+
+        Raises:
+            KeyError: No item has that id, or several do (then index by position).
+
+        Example:
+            >>> from evaltoolkit import create_textual_difference_scorer, run_evals
+            >>> result = run_evals([{"id": "harbour-bridge-1", "input": "q", "output": "a"}],
+            ...                    create_textual_difference_scorer(), progress=False)
+            >>> result["harbour-bridge-1"] is result[0]
+            True
+        """
+        if not isinstance(key, str):
+            return self.items[key]
+        positions = [n for n, item in enumerate(self.items) if item.item_id == key]
+        if len(positions) == 1:
+            return self.items[positions[0]]
+        if positions:
+            shown = ", ".join(map(str, positions[:5]))
+            raise KeyError(
+                f"{len(positions)} items have the id {key!r} (positions {shown}); index them "
+                f"by position, as in result[{positions[0]}]"
+            )
+        ids = ", ".join(repr(item.item_id) for item in self.items[:3])
+        more = ", ..." if len(self.items) > 3 else ""
+        raise KeyError(f"no item has the id {key!r}; the ids are {ids}{more}")
 
     def results(self, scorer: str) -> list[ScoreResult]:
         """Every item's result for one scorer id, in data order."""
@@ -632,7 +681,11 @@ class EvalResult:
 
         One JSON object per row, every column in order; missing values are ``null`` and
         numbers are written exactly (``pd.read_json(path, lines=True)`` reads the file too).
-        Written under a temporary name and renamed into place, like :meth:`to_parquet`.
+        JSON has no infinite numbers, so an infinite value (a label of ``Infinity``, a
+        score) is written as the text ``"Infinity"`` or ``"-Infinity"``, which
+        :func:`read_results` reads back as the number (NaN, like any missing value, is
+        ``null``). Written under a temporary name and renamed into place, like
+        :meth:`to_parquet`.
 
         Example:
             >>> import tempfile
@@ -642,18 +695,7 @@ class EvalResult:
             >>> result.to_jsonl(Path(tempfile.mkdtemp()) / "r.jsonl").suffix
             '.jsonl'
         """
-        frame = self._export_frame(wide)
-        columns = [str(column) for column in frame.columns]
-        values = [_column_values(frame[column]) for column in frame.columns]
-
-        def write(target: Path) -> None:
-            with target.open("w", encoding="utf-8") as out:
-                for row in zip(*values, strict=True):
-                    record = dict(zip(columns, row, strict=True))
-                    out.write(json.dumps(record, ensure_ascii=False, allow_nan=False, default=str))
-                    out.write("\n")
-
-        return _write_atomically(path, write)
+        return write_json_lines(self._export_frame(wide), path)
 
     def __repr__(self) -> str:
         scores = ", ".join(
@@ -673,6 +715,47 @@ class EvalResult:
             caption
             + table(["scorer", "mean", "scored", "failed"], rows, css_class="evaltoolkit-summary")
         )
+
+
+#: How JSON exports write the infinite numbers that JSON lacks.
+INFINITY_TEXT = {math.inf: "Infinity", -math.inf: "-Infinity"}
+_INFINITY_OF_TEXT = {text: number for number, text in INFINITY_TEXT.items()}
+
+
+def _json_cell(value: Any) -> Any:
+    if isinstance(value, float) and math.isinf(value):
+        return INFINITY_TEXT[value]
+    return value
+
+
+def write_json_lines(frame: pd.DataFrame, path: str | Path) -> Path:
+    """Write a frame's rows as JSON Lines, atomically; return the path.
+
+    One object per row, columns in order, missing values (NaN included) as ``null``,
+    numbers exact, and an infinite number as the text ``"Infinity"`` or ``"-Infinity"``
+    (strict JSON has no such numbers, and a JSON export must always be writable).
+
+    Example:
+        >>> import pandas as pd, tempfile
+        >>> path = Path(tempfile.mkdtemp()) / "rows.jsonl"
+        >>> print(write_json_lines(pd.DataFrame({"x": [0.1, float("inf")]}), path).read_text())
+        {"x": 0.1}
+        {"x": "Infinity"}
+        <BLANKLINE>
+    """
+    columns = [str(column) for column in frame.columns]
+    values = [_column_values(frame[column]) for column in frame.columns]
+
+    def write(target: Path) -> None:
+        with target.open("w", encoding="utf-8") as out:
+            for row in zip(*values, strict=True):
+                record = {
+                    column: _json_cell(value) for column, value in zip(columns, row, strict=True)
+                }
+                out.write(json.dumps(record, ensure_ascii=False, allow_nan=False, default=str))
+                out.write("\n")
+
+    return _write_atomically(path, write)
 
 
 def _write_atomically(path: str | Path, write: Callable[[Path], object]) -> Path:
@@ -856,14 +939,63 @@ def _missing_columns_message(columns: Sequence[str]) -> str:
     )
 
 
-def _from_columns(columns: list[str], cells: dict[str, list[Any]], rows: int) -> EvalResult:
+def _frame_row(row: int) -> str:
+    return f"the row at position {row}"
+
+
+def _from_columns(
+    columns: list[str],
+    cells: dict[str, list[Any]],
+    rows: int,
+    row_name: Callable[[int], str] = _frame_row,
+) -> EvalResult:
+    """An EvalResult from an export's cells; ``row_name`` names a row for the messages."""
     if rows == 0 and set(_LEADING_COLUMNS) <= set(columns):
         return EvalResult(items=[], scorer_ids=[])
     if set(EXPORT_COLUMNS) <= set(columns):
-        return _from_long(columns, cells, rows)
+        _check_numbers(cells, ["item_index", *_NUMBER_KEYS], row_name)
+        return _from_long(columns, cells, rows, row_name)
     if "item_id" in columns and _wide_scorers(columns):
+        numeric = [f"{scorer}.{key}" for scorer in _wide_scorers(columns) for key in _NUMBER_KEYS]
+        _check_numbers(cells, ["item_index", *numeric], row_name)
         return _from_wide(columns, cells, rows)
     raise ConfigurationError(_missing_columns_message(columns))
+
+
+def _check_numbers(
+    cells: dict[str, list[Any]], columns: Sequence[str], row_name: Callable[[int], str]
+) -> None:
+    """Make the number columns numbers; an edited cell that is not one is an error.
+
+    A CSV column with one cell that is not a number comes back as text throughout, so text
+    that reads as a number is taken as that number.
+    """
+    for column in columns:
+        if column not in cells:
+            continue
+        values = cells[column]
+        for row, value in enumerate(values):
+            if value is None or (isinstance(value, int | float) and not isinstance(value, bool)):
+                continue
+            number = _number_of_text(value)
+            if number is None:
+                raise ConfigurationError(
+                    f"{row_name(row)}, column {column!r}: {value!r} is not a number; put a "
+                    "number there, or leave the cell empty for a missing value"
+                )
+            values[row] = number
+
+
+def _number_of_text(value: Any) -> float | int | None:
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    if _INT_TEXT.fullmatch(text):
+        return int(text)
+    try:
+        return float(text)
+    except ValueError:
+        return None
 
 
 def _presence_rows(
@@ -892,7 +1024,7 @@ def _presence_rows(
     return chosen
 
 
-def _group_items(ids: Sequence[Any], scorers: Sequence[Any]) -> list[list[int]]:
+def _consecutive_items(ids: Sequence[Any], scorers: Sequence[Any]) -> list[list[int]]:
     """Consecutive rows of one item id, a repeated scorer starting the next item."""
     groups: list[list[int]] = []
     for row, (item_id, scorer) in enumerate(zip(ids, scorers, strict=True)):
@@ -906,6 +1038,80 @@ def _group_items(ids: Sequence[Any], scorers: Sequence[Any]) -> list[list[int]]:
         else:
             groups.append([row])
     return groups
+
+
+def _id_key(value: Any) -> tuple[str, Any]:
+    """A hashable key telling ids apart as :func:`_same_value` does (1 is not "1")."""
+    try:
+        hash(value)
+    except TypeError:
+        return type(value).__name__, repr(value)
+    return type(value).__name__, value
+
+
+def _rows_text(rows: Sequence[int], row_name: Callable[[int], str]) -> str:
+    names = [row_name(row) for row in rows[:6]]
+    return ", ".join(names) + (", ..." if len(rows) > 6 else "")
+
+
+def _group_items(
+    cells: Mapping[str, list[Any]], rows: int, row_name: Callable[[int], str]
+) -> list[list[int]]:
+    """The rows of each item, items in data order, whatever order the rows are in.
+
+    Rows belong together by ``item_index`` and ``item_id`` (by the id alone in exports
+    that predate ``item_index``), so a file sorted by score, or with a row deleted, still
+    gives each item once. Rows that contradict each other (two rows of one item for the
+    same scorer, one ``item_index`` with two ids) raise a ConfigurationError naming them.
+    """
+    ids, scorers = cells["item_id"], cells["scorer"]
+    for row, scorer in enumerate(scorers):
+        if scorer is None:
+            raise ConfigurationError(
+                f"{row_name(row)}, column 'scorer': the cell is empty; every row names the "
+                "scorer it is the result of"
+            )
+    indexes = cells.get("item_index")
+    if indexes is None:
+        keys: list[Any] = [_id_key(item_id) for item_id in ids]
+    else:
+        for row, index in enumerate(indexes):
+            if index is None:
+                raise ConfigurationError(
+                    f"{row_name(row)}, column 'item_index': the cell is empty; every row needs "
+                    "the position of its item (or delete the whole column to group by item_id)"
+                )
+        keys = [(index, _id_key(item_id)) for index, item_id in zip(indexes, ids, strict=True)]
+        ids_at: dict[Any, list[int]] = {}
+        for row, index in enumerate(indexes):
+            ids_at.setdefault(index, []).append(row)
+        for index, members in ids_at.items():
+            if len({keys[row] for row in members}) > 1:
+                raise ConfigurationError(
+                    f"rows of item_index {index} have different item ids "
+                    f"({', '.join(dict.fromkeys(repr(ids[row]) for row in members))}): "
+                    f"{_rows_text(members, row_name)}; one item has one id, so correct the "
+                    "item_index or the item_id of the rows that do not fit"
+                )
+    groups: dict[Any, list[int]] = {}
+    for row in range(rows):
+        groups.setdefault(keys[row], []).append(row)
+    for members in groups.values():
+        seen: dict[Any, int] = {}
+        for row in members:
+            if scorers[row] in seen:
+                if indexes is None:  # an older export whose items share ids: rows in order
+                    return _consecutive_items(ids, scorers)
+                raise ConfigurationError(
+                    f"{row_name(seen[scorers[row]])} and {row_name(row)} are both the "
+                    f"{scorers[row]!r} row of item {ids[row]!r} (item_index {indexes[row]}); "
+                    "delete the one that does not belong"
+                )
+            seen[scorers[row]] = row
+    ordered = list(groups.values())
+    if indexes is not None and any(g[-1] - g[0] != len(g) - 1 for g in ordered):
+        ordered.sort(key=lambda group: (indexes[group[0]], group[0]))  # rows were reordered
+    return ordered
 
 
 def _is_item_field(
@@ -957,7 +1163,12 @@ def _ordered_zone(columns: list[str], start: str, end: str) -> list[str] | None:
     return columns[low + 1 : high] if low < high else None
 
 
-def _from_long(columns: list[str], cells: dict[str, list[Any]], rows: int) -> EvalResult:
+def _from_long(
+    columns: list[str],
+    cells: dict[str, list[Any]],
+    rows: int,
+    row_name: Callable[[int], str] = _frame_row,
+) -> EvalResult:
     fixed = set(_FIXED_COLUMNS)
     position = {column: index for index, column in enumerate(columns)}
     expected = [column for column in _FIXED_COLUMNS if column in position]
@@ -975,7 +1186,7 @@ def _from_long(columns: list[str], cells: dict[str, list[Any]], rows: int) -> Ev
         late = [column for column in columns if column not in fixed]
     ids = cells["item_id"]
     scorers = cells["scorer"]
-    groups = _group_items(ids, scorers)
+    groups = _group_items(cells, rows, row_name)
     late_fields = {column for column in late if _is_item_field(column, cells, groups)}
     present_at = _presence_rows(late, cells, rows)
     all_details = [*zone_details, *(c for c in late if c not in late_fields)]
@@ -1024,7 +1235,50 @@ def _from_long(columns: list[str], cells: dict[str, list[Any]], rows: int) -> Ev
                 notes=_item_notes(cells, first),
             )
         )
-    return _result_of(items, [str(s) for s in dict.fromkeys(scorers) if s is not None])
+    return _result_of(items, _fill_missing_scorers(items, [str(s) for s in dict.fromkeys(scorers)]))
+
+
+def _fill_missing_scorers(items: list[ItemResult], scorer_ids: list[str]) -> list[str]:
+    """Give every item a result for every scorer of the file, as a run does.
+
+    An item with no row for a scorer (a row deleted, a scorer cell renamed) gets a NaN
+    score whose error says so, and one warning counts them: the item never disappears and
+    ``.scores`` never meets a hole. Returns ``scorer_ids``.
+    """
+    lacking: dict[str, int] = {}
+    for item in items:
+        if all(scorer in item.scorer_results for scorer in scorer_ids):
+            continue
+        run_id = next((r.run_id for r in item.scorer_results.values()), "")
+        results: dict[str, ScoreResult] = {}
+        for scorer in scorer_ids:
+            found = item.scorer_results.get(scorer)
+            if found is None:
+                lacking[scorer] = lacking.get(scorer, 0) + 1
+                found = ScoreResult(
+                    scorer=scorer,
+                    score=math.nan,
+                    error=StepError(
+                        step="read_results",
+                        message=(
+                            f"the results file has no {scorer!r} row for this item (deleted, "
+                            "or its scorer cell renamed); its score is unknown"
+                        ),
+                        kind="DataLoadError",
+                    ),
+                    run_id=run_id,
+                )
+            results[scorer] = found
+        item.scorer_results = results
+    if lacking:
+        counts = ", ".join(f"{count} for {scorer!r}" for scorer, count in lacking.items())
+        warnings.warn(
+            f"some items have no row for a scorer in the results ({counts}: rows deleted, or "
+            "scorer cells renamed); each such score is NaN with an error saying so",
+            UserWarning,
+            stacklevel=5,  # the caller of read_results or from_frame,
+        )
+    return scorer_ids
 
 
 def _from_wide(columns: list[str], cells: dict[str, list[Any]], rows: int) -> EvalResult:
@@ -1045,8 +1299,12 @@ def _from_wide(columns: list[str], cells: dict[str, list[Any]], rows: int) -> Ev
             return True
         return present_at[column] == row if column in late_set else row == 0
 
+    order: list[int] = list(range(rows))
+    indexes = cells.get("item_index")
+    if indexes is not None and None not in indexes:  # rows sorted by hand: back to data order
+        order.sort(key=lambda row: indexes[row])
     items: list[ItemResult] = []
-    for row in range(rows):
+    for row in order:
         fields: dict[str, Any] = {}
         for column in columns:
             if column in item_columns or column in owner or not has(column, row):
@@ -1207,11 +1465,7 @@ def _read_csv(path: Path) -> tuple[list[str], dict[str, list[Any]], int]:
     import pandas as pd
 
     header = [str(column) for column in pd.read_csv(path, nrows=0).columns]
-    text = [
-        column
-        for column in header
-        if column in _TEXT_KEYS or column.rsplit(".", 1)[-1] in _TEXT_KEYS or column == "item_id"
-    ]
+    text = [column for column in header if _is_text_column(column)]
     frame = pd.read_csv(
         path,
         dtype=dict.fromkeys(text, str),
@@ -1224,14 +1478,26 @@ def _read_csv(path: Path) -> tuple[list[str], dict[str, list[Any]], int]:
     return header, cells, len(frame)
 
 
+def _is_text_column(column: str) -> bool:
+    """Whether an export's column holds text whatever it looks like (long or wide layout)."""
+    return column in _TEXT_KEYS or column.rsplit(".", 1)[-1] in _TEXT_KEYS or column == "item_id"
+
+
 def _csv_id(value: Any) -> Any:
     if isinstance(value, str) and _INT_TEXT.fullmatch(value) and str(int(value)) == value:
         return int(value)
     return value
 
 
-def _read_jsonl(path: Path) -> tuple[list[str], dict[str, list[Any]], int]:
+def _csv_row(row: int) -> str:
+    """A data row of a CSV file as a spreadsheet numbers it (the header is row 1)."""
+    return f"row {row + 2} (the header is row 1)"
+
+
+def _read_jsonl(path: Path) -> tuple[list[str], dict[str, list[Any]], int, list[str]]:
+    """The columns, cells and rows of a JSON Lines export, and each row's line, named."""
     records: list[dict[str, Any]] = []
+    lines_of_rows: list[str] = []
     with path.open(encoding="utf-8") as lines:
         for number, line in enumerate(lines, start=1):
             if not line.strip():
@@ -1240,15 +1506,26 @@ def _read_jsonl(path: Path) -> tuple[list[str], dict[str, list[Any]], int]:
                 record = json.loads(line)
             except ValueError as error:
                 raise DataLoadError(f"{path}, line {number}: not JSON ({error})") from error
+            except RecursionError as error:
+                raise DataLoadError(
+                    f"{path}, line {number}: JSON nested too deeply to read; it is not a row "
+                    "that an export writes"
+                ) from error
             if not isinstance(record, dict):
                 raise DataLoadError(f"{path}, line {number}: not a JSON object")
             records.append(record)
+            lines_of_rows.append(f"line {number}")
     columns = list(dict.fromkeys(key for record in records for key in record))
     cells = {
         column: [None if _is_missing(r.get(column)) else r.get(column) for r in records]
         for column in columns
     }
-    return columns, cells, len(records)
+    for column in columns:  # the infinite numbers that to_jsonl writes as text
+        if not _is_text_column(column):
+            cells[column] = [
+                _INFINITY_OF_TEXT.get(v, v) if isinstance(v, str) else v for v in cells[column]
+            ]
+    return columns, cells, len(records), lines_of_rows
 
 
 def _blank(path: Path) -> bool:
@@ -1269,7 +1546,14 @@ def read_results(path: str | os.PathLike[str]) -> EvalResult:
     views, the plots and the report. Parquet and JSON Lines keep every value's type; CSV
     keeps none, so there an id written as a whole number (``12``, not ``012``) comes back as
     a number, text that looks like a number in a column that is not one of the text columns
-    (input, output, reason, ...) comes back as a number, and an empty text as missing.
+    (input, output, reason, ...) comes back as a number, and an empty text as missing. In
+    JSON Lines, the text ``"Infinity"`` or ``"-Infinity"`` outside the text columns is the
+    infinite number that :meth:`EvalResult.to_jsonl` wrote so.
+
+    Rows are grouped into items by ``item_index`` and ``item_id`` (the id alone in exports
+    that predate ``item_index``), not by position, so a file sorted by score or with rows
+    deleted still reads: the items come back in data order, and an item with no row for one
+    of the file's scorers gets a NaN score for it whose error says so (with one warning).
 
     Args:
         path: The results file.
@@ -1278,8 +1562,11 @@ def read_results(path: str | os.PathLike[str]) -> EvalResult:
         The :class:`EvalResult` the file was written from.
 
     Raises:
-        DataLoadError: No such file, an unknown extension, or a file that is not a results
-            export (the message names the columns it lacks).
+        DataLoadError: No such file, an unknown extension, a file that is not a results
+            export (the message names the columns it lacks), rows that contradict each
+            other (two rows of one item for the same scorer, one ``item_index`` with two
+            ids), or a number column (``score``, ``cost``, ...) holding something that is
+            not a number; the message names the rows and the column.
 
     Example:
         >>> import evaltoolkit as et, tempfile, pathlib
@@ -1291,7 +1578,11 @@ def read_results(path: str | os.PathLike[str]) -> EvalResult:
     """
     source = Path(path)
     if not source.is_file():
-        raise DataLoadError(f"no such results file: {str(source)!r}")
+        from ._files import missing_file_message
+
+        if source.exists():
+            raise DataLoadError(f"{str(source)!r} is not a file: give the path of a results file")
+        raise DataLoadError(missing_file_message(source, what="results file"))
     suffix = source.suffix.lower()
     if _blank(source):
         if suffix in (".jsonl", ".ndjson"):
@@ -1307,14 +1598,16 @@ def read_results(path: str | os.PathLike[str]) -> EvalResult:
             return EvalResult.from_frame(pd.read_parquet(source))
         if suffix == ".csv":
             columns, cells, rows = _read_csv(source)
+            row_name = _csv_row
         elif suffix in (".jsonl", ".ndjson"):
-            columns, cells, rows = _read_jsonl(source)
+            columns, cells, rows, lines = _read_jsonl(source)
+            row_name = lambda row: lines[row]  # noqa: E731
         else:
             raise DataLoadError(
                 f"cannot read results from {str(source)!r}: the extension must be .parquet, "
                 ".csv or .jsonl"
             )
-        return _from_columns(columns, cells, rows)
+        return _from_columns(columns, cells, rows, row_name)
     except ConfigurationError as error:
         raise DataLoadError(f"{source}: {error}") from error
     except (OSError, ValueError) as error:

@@ -275,7 +275,8 @@ def score_frame(
         scorers: A scorer, a list of scorers, or a dict naming each scorer.
         input: The column holding the input.
         output: The column holding the output.
-        ground_truth: The column holding the ground truth, if any.
+        ground_truth: The column holding the ground truth; by default ``ground_truth`` or
+            ``groundTruth`` when the frame has such a column (as items do in :func:`run_evals`).
         concurrency: Items and judge calls in flight (in each partition, for a Dask frame).
         progress: Show a progress bar on long runs (pandas frames).
         total_concurrency: For a Dask frame: judge calls in flight across the whole cluster,
@@ -388,6 +389,11 @@ async def ascore_frame(
             concurrency=concurrency,
             total_concurrency=total_concurrency,
             meta=meta,
+        )
+    if not (hasattr(frame, "columns") and hasattr(frame, "iloc")):
+        raise ConfigurationError(
+            f"score_frame takes a pandas or Dask DataFrame, got {type(frame).__name__}; wrap "
+            "rows in pd.DataFrame(rows), or score a list of items or a file with run_evals"
         )
     if total_concurrency is not None or meta is not None:
         raise ConfigurationError(

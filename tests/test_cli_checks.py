@@ -101,6 +101,80 @@ def test_the_output_folder_is_created(answers: Path) -> None:
 
 
 @pytest.mark.usefixtures("no_scoring")
+def test_an_out_ending_in_a_slash_names_a_folder_and_is_refused(
+    answers: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = f"{answers.parent}{os.sep}outdir.csv{os.sep}"
+    assert _run("run", str(answers), *SCORER, "--out", out) == 2
+    message = capsys.readouterr().err
+    assert "ends in a slash, so it names a folder; name a file, such as" in message
+    assert f"such as {str(answers.parent / 'outdir.csv')!r}" in message
+    assert not (answers.parent / "outdir.csv").exists()
+
+
+@pytest.mark.usefixtures("no_scoring")
+def test_no_cache_with_a_cache_dir_is_refused(
+    answers: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cache = answers.parent / "cache"
+    assert _run("run", str(answers), *SCORER, "--no-cache", "--cache-dir", str(cache)) == 2
+    assert "--no-cache and --cache-dir contradict each other" in capsys.readouterr().err
+
+
+def _score_then(monkeypatch: pytest.MonkeyPatch, after: Any) -> None:
+    """Run ``after`` once the scores are in, before they are written."""
+    import evaltoolkit.cli as cli
+
+    score = cli._score
+
+    def score_and_then(*args: Any, **kwargs: Any) -> Any:
+        result = score(*args, **kwargs)
+        after()
+        return result
+
+    monkeypatch.setattr(cli, "_score", score_and_then)
+
+
+def test_the_output_folder_deleted_during_the_run_is_made_again(
+    answers: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = answers.parent / "results" / "scores.jsonl"
+    _score_then(monkeypatch, lambda: out.parent.rmdir())
+    assert _run("run", str(answers), *SCORER, "--out", str(out)) == 0
+    assert len(out.read_text(encoding="utf-8").splitlines()) == 3
+
+
+def test_scores_that_cannot_go_to_out_are_written_beside_the_input(
+    answers: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = answers.parent / "results" / "scores.csv"
+
+    def folder_becomes_a_file() -> None:
+        out.parent.rmdir()
+        out.parent.write_text("in the way", encoding="utf-8")
+
+    _score_then(monkeypatch, folder_becomes_a_file)
+    assert _run("run", str(answers), *SCORER, "--out", str(out)) == 2
+    [saved] = answers.parent.glob("scores-*.csv")
+    assert len(pd.read_csv(saved)) == 3
+    assert f"wrote the results to {str(saved)!r} instead" in capsys.readouterr().err
+
+
+def test_an_infinite_label_is_written_to_json_lines_and_read_back(tmp_path: Path) -> None:
+    data = tmp_path / "labelled.jsonl"
+    data.write_text(
+        '{"id": "a", "input": "q", "output": "x", "ground_truth": "x", "label": Infinity}\n'
+        '{"id": "b", "input": "q", "output": "y", "ground_truth": "x", "label": 2}\n',
+        encoding="utf-8",
+    )
+    out = tmp_path / "results.jsonl"
+    assert _run("run", str(data), *SCORER, "--out", str(out)) == 0
+    assert json.loads(out.read_text(encoding="utf-8").splitlines()[0])["label"] == "Infinity"
+    again = evaltoolkit.read_results(out)
+    assert [item.fields["label"] for item in again] == [float("inf"), 2]
+
+
+@pytest.mark.usefixtures("no_scoring")
 def test_meta_eval_refuses_unknown_suffixes_up_front(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

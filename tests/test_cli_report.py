@@ -222,3 +222,37 @@ def test_meta_eval_with_one_model_and_a_report_keeps_its_output_and_adds_the_rep
     page = report.read_text(encoding="utf-8")
     assert "Judge leaderboard" not in page
     assert len(report_data(page)["rows"]) == 12
+
+
+@pytest.mark.parametrize("name", ["empty.jsonl", "header_only.csv"])
+def test_report_of_a_results_file_without_items_says_so_and_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    results = tmp_path / name
+    empty = et.EvalResult(items=[], scorer_ids=[])
+    if name.endswith(".jsonl"):
+        empty.to_jsonl(results)
+    else:
+        empty.to_csv(results)
+    page = tmp_path / "report.html"
+    assert main(["report", str(results), "-o", str(page)]) == 2
+    assert f"{str(results)!r} holds no items" in capsys.readouterr().err
+    assert not page.exists()
+
+
+def test_report_of_an_edited_csv_groups_rows_by_item(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = [
+        {"id": f"i{n}", "input": "q", "output": "a b" * n, "ground_truth": "a b"} for n in range(4)
+    ]
+    scorer = et.create_textual_difference_scorer()
+    result = et.run_evals(data, {"one": scorer, "two": scorer}, progress=False)
+    results = result.to_csv(tmp_path / "results.csv")
+    rows = pd.read_csv(results).sort_values("score").iloc[1:]  # sorted, one row deleted
+    rows.to_csv(results, index=False)
+    page = tmp_path / "report.html"
+    assert main(["report", str(results), "-o", str(page)]) == 0
+    captured = capsys.readouterr()
+    assert "1 for 'one'" in captured.err or "1 for 'two'" in captured.err
+    assert len(report_data(page.read_text(encoding="utf-8"))["rows"]) == 2 * 4  # one per score

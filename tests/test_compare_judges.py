@@ -207,6 +207,29 @@ def test_boolean_labels_give_auroc_and_accuracy_at_the_answer_threshold() -> Non
     assert (board["items"] == 4).all()
 
 
+def test_a_list_of_dicts_is_data_as_a_dataframe_is() -> None:
+    rows = [
+        {"sentence1": "a cat", "sentence2": "a cat", "score": 5.0},
+        {"sentence1": "a dog", "sentence2": "a log", "score": 3.0},
+        {"sentence1": "the sun", "sentence2": "a moon", "score": 0.5},
+    ]
+    judges = {"diff": et.create_textual_difference_scorer()}
+    options: dict[str, Any] = {"label": "score", "n_bootstrap": 0, "progress": False}
+    board = et.compare_judges(rows, judges, **options).drop(columns="mean_latency_s")
+    from_frame = et.compare_judges(pd.DataFrame(rows), judges, **options)
+    pd.testing.assert_frame_equal(board, from_frame.drop(columns="mean_latency_s"))
+    assert board["agreement"].iloc[0] == 1.0
+    evaluation = et.meta.meta_evaluate(rows, task="textual-difference", **options)
+    assert evaluation.agreement.equals(
+        et.meta.meta_evaluate(pd.DataFrame(rows), task="textual-difference", **options).agreement
+    )
+    for bad, message in ((None, "got NoneType"), ([1, 2], "row 0 of the data is int")):
+        with pytest.raises(ConfigurationError, match=message):
+            et.compare_judges(bad, judges, **options)  # type: ignore[arg-type]
+        with pytest.raises(ConfigurationError, match=message):
+            et.meta.meta_evaluate(bad, task="textual-difference", **options)  # type: ignore[arg-type]
+
+
 def test_bad_judges_and_options_say_what_to_do() -> None:
     frame = _frame()
     with pytest.raises(ConfigurationError, match="non-empty dict"):

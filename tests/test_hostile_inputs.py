@@ -145,7 +145,7 @@ def test_numbers_in_lists_and_frames_become_text_with_a_note() -> None:
 
 def test_score_frame_names_a_duplicated_column() -> None:
     frame = pd.DataFrame([["q", "a", "a"]], columns=["input", "output", "output"])
-    with pytest.raises(ConfigurationError, match="'output' \\(2 times\\)"):
+    with pytest.raises(ConfigurationError, match=r"'output' \(2 times\)"):
         et.score_frame(frame, _difference(), progress=False)
     with pytest.raises(ConfigurationError, match="duplicated column names"):
         et.run_evals(frame, _difference(), progress=False)
@@ -273,3 +273,49 @@ def test_an_export_through_a_link_writes_the_linked_file(tmp_path: Path) -> None
     result.to_csv(link)
     assert link.is_symlink()
     assert "item_index" in real.read_text(encoding="utf-8")
+
+
+# -- deep nesting, repeated headers, links that lead nowhere ----------------------------------
+
+
+@pytest.mark.parametrize("depth", [3000, 500])
+def test_a_deeply_nested_line_is_an_error_on_its_item_alone(tmp_path: Path, depth: int) -> None:
+    deep = "[" * depth + "1" + "]" * depth
+    path = tmp_path / "deep.jsonl"
+    path.write_text(
+        '{"id": "a", "input": "q", "output": "x", "ground_truth": "x"}\n'
+        f'{{"id": "b", "input": "q", "output": "x", "extra": {deep}}}\n'
+        '{"id": "c", "input": "q", "output": "y", "ground_truth": "y"}\n',
+        encoding="utf-8",
+    )
+    result = _run(path)
+    assert [item.scorer_results["textual-difference"].score for item in result][::2] == [1, 1]
+    error = result[1].scorer_results["textual-difference"].error
+    assert error is not None and "nested more than 200 levels deep" in str(error)
+    assert len(et.read_results(result.to_jsonl(tmp_path / "r.jsonl"))) == 3
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".tsv"])
+def test_a_header_naming_a_column_twice_is_refused(tmp_path: Path, suffix: str) -> None:
+    separator = "\t" if suffix == ".tsv" else ","
+    path = tmp_path / f"items{suffix}"
+    rows = [["id", "input", "output", "output"], ["1", "q", "first", "second"]]
+    path.write_text("".join(separator.join(row) + "\n" for row in rows), encoding="utf-8")
+    with pytest.raises(DataLoadError, match=r"names a column more than once: 'output' \(2 times\)"):
+        _run(path)
+    with pytest.raises(DataLoadError, match=r"'output' \(2 times\)"):
+        read_table(path)
+
+
+def test_a_symbolic_link_loop_is_called_one(tmp_path: Path) -> None:
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    first.symlink_to(second)
+    second.symlink_to(first)
+    with pytest.raises(DataLoadError, match=r"a\.jsonl' is a symbolic link loop"):
+        _run(first)
+    with pytest.raises(DataLoadError, match="symbolic link loop"):
+        et.read_results(first)
+    dangling = tmp_path / "c.jsonl"
+    dangling.symlink_to(tmp_path / "gone.jsonl")
+    with pytest.raises(DataLoadError, match=r"link to '.*gone\.jsonl', which does not"):
+        _run(dangling)

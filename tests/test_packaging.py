@@ -96,3 +96,20 @@ def test_the_wheel_ships_the_demo_data_and_the_command(tmp_path: Path) -> None:
         assert "evaltoolkit = evaltoolkit.cli:console_main" in archive.read(entry_points).decode()
     for name in DEMO_FILES:
         assert f"evaltoolkit/_demo_data/{name}" in names
+
+
+@pytest.mark.parametrize(
+    ("notebook", "written"),
+    [("01_quickstart.ipynb", 'Path(\\"results\\")'), ("07_scaling_out.ipynb", "scaling_out/")],
+)
+def test_what_the_notebooks_write_is_ignored_by_git(notebook: str, written: str) -> None:
+    if shutil.which("git") is None or not (REPO / ".git").exists():
+        skip_or_fail("needs a git checkout")
+    assert written in (REPO / "notebooks" / notebook).read_text(encoding="utf-8")
+    folder = "results" if "results" in written else "scaling_out"
+    checked = subprocess.run(
+        ["git", "check-ignore", "-q", f"notebooks/{folder}/summaries.parquet"],
+        cwd=REPO,
+        check=False,
+    )
+    assert checked.returncode == 0, f"notebooks/{folder}/ is not ignored by git"

@@ -295,3 +295,152 @@ def test_a_path_a_frame_and_a_result_give_the_same_result(
     path = answers.to_parquet(tmp_path / "answers.parquet")
     for value in (path, str(path), answers.to_frame(), answers):
         pd.testing.assert_frame_equal(as_eval_result(value).to_frame(), answers.to_frame())
+
+
+# -- files edited the way people edit CSV files -----------------------------------------------
+
+
+def _scores_by_item(result: EvalResult) -> dict[tuple[Any, int], dict[str, float]]:
+    return {
+        (item.item_id, item.index): {s: r.score for s, r in item.scorer_results.items()}
+        for item in result
+    }
+
+
+def _same_scores(got: dict[str, float], expected: dict[str, float]) -> bool:
+    return got.keys() == expected.keys() and all(
+        (math.isnan(got[k]) and math.isnan(expected[k])) or got[k] == expected[k] for k in got
+    )
+
+
+def test_a_csv_sorted_by_score_gives_each_item_once_in_data_order(
+    summaries: EvalResult, tmp_path: Path
+) -> None:
+    path = summaries.to_csv(tmp_path / "results.csv")
+    rows = pd.read_csv(path)
+    rows.sample(frac=1, random_state=3).sort_values("score").to_csv(path, index=False)
+
+    again = read_results(path)
+
+    assert [item.item_id for item in again] == [item.item_id for item in summaries]
+    expected = _scores_by_item(summaries)
+    for key, scores in _scores_by_item(again).items():
+        assert _same_scores(scores, expected[key]), key
+    assert {s: (v.scored, v.failed) for s, v in again.scores.items()} == {
+        s: (v.scored, v.failed) for s, v in summaries.scores.items()
+    }
+
+
+def test_a_wide_csv_sorted_by_a_score_reads_back_in_data_order(
+    summaries: EvalResult, tmp_path: Path
+) -> None:
+    path = summaries.to_csv(tmp_path / "wide.csv", wide=True)
+    pd.read_csv(path).sort_values("textual-difference.score").to_csv(path, index=False)
+    again = read_results(path)
+    assert [item.item_id for item in again] == [item.item_id for item in summaries]
+    expected = _scores_by_item(summaries)
+    for key, scores in _scores_by_item(again).items():
+        assert _same_scores(scores, expected[key]), key
+
+
+@pytest.mark.parametrize("edit", ["deleted", "renamed"])
+def test_a_deleted_row_or_renamed_scorer_keeps_every_item_with_an_error(
+    summaries: EvalResult, tmp_path: Path, edit: str
+) -> None:
+    path = summaries.to_csv(tmp_path / "results.csv")
+    rows = pd.read_csv(path).sort_values("score", kind="stable")
+    target = rows.index[rows["scorer"] == "textual-difference"][1]
+    item_id = rows.loc[target, "item_id"]
+    if edit == "deleted":
+        rows = rows.drop(index=target)
+    else:
+        rows.loc[target, "scorer"] = "textual-diff"
+    rows.to_csv(path, index=False)
+
+    with pytest.warns(UserWarning, match="no row for a scorer"):
+        again = read_results(path)
+
+    assert len(again) == len(summaries)
+    [item] = [item for item in again if str(item.item_id) == str(item_id)]
+    missing = item.scorer_results["textual-difference"]
+    assert math.isnan(missing.score)
+    assert missing.error is not None and missing.error.step == "read_results"
+    assert "no 'textual-difference' row for this item" in missing.error.message
+    before, summary = summaries.scores["textual-difference"], again.scores["textual-difference"]
+    assert (summary.scored, summary.failed) == (before.scored - 1, before.failed + 1)
+    if edit == "renamed":
+        assert again.scores["textual-diff"].scored == 1
+
+
+@pytest.mark.parametrize("suffix", ["csv", "jsonl"])
+def test_a_score_cell_that_is_not_a_number_names_the_row_and_column(
+    int_ids: EvalResult, tmp_path: Path, suffix: str
+) -> None:
+    rows = int_ids.to_frame()
+    rows["score"] = rows["score"].astype(object)
+    rows.loc[1, "score"] = "n/a"
+    path = tmp_path / f"results.{suffix}"
+    if suffix == "csv":
+        rows.to_csv(path, index=False)
+        where = r"row 3 \(the header is row 1\), column 'score'"
+    else:
+        rows.to_json(path, orient="records", lines=True)
+        where = "line 2, column 'score'"
+    with pytest.raises(DataLoadError, match=rf"{where}: 'n/a' is not a number"):
+        read_results(path)
+
+
+def test_a_number_edited_into_text_is_read_as_the_number(
+    int_ids: EvalResult, tmp_path: Path
+) -> None:
+    path = int_ids.to_jsonl(tmp_path / "results.jsonl")
+    rows = _lines(path)
+    rows[0]["score"], rows[0]["latency_s"] = " 0.25", "3"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    again = read_results(path)
+    assert again[0].scorer_results["textual-difference"].score == 0.25
+    assert again[0].scorer_results["textual-difference"].latency_s == 3
+
+
+def test_rows_that_contradict_each_other_are_named(int_ids: EvalResult) -> None:
+    rows = int_ids.to_frame()
+    twice = pd.concat([rows, rows.iloc[[0]]], ignore_index=True)
+    with pytest.raises(ConfigurationError, match="position 0 and the row at position 3 are both"):
+        EvalResult.from_frame(twice)
+    other_id = rows.copy()
+    other_id.loc[0, "item_index"] = 1
+    with pytest.raises(ConfigurationError, match="rows of item_index 1 have different item ids"):
+        EvalResult.from_frame(other_id)
+
+
+# -- numbers JSON has no words for ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("wide", [False, True])
+def test_infinite_values_are_written_to_json_lines_and_read_back(
+    tmp_path: Path, wide: bool
+) -> None:
+    data = [
+        {"id": "a", "input": "q", "output": "a", "ground_truth": "a", "label": math.inf},
+        {"id": "b", "input": "q", "output": "b", "ground_truth": "a", "label": -math.inf},
+        {"id": "c", "input": "q", "output": "c", "ground_truth": "a", "label": "Infinity!"},
+    ]
+    result = et.run_evals(data, et.create_textual_difference_scorer(), progress=False)
+    result[0].scorer_results["textual-difference"].score = math.inf
+
+    path = result.to_jsonl(tmp_path / "results.jsonl", wide=wide)
+
+    def strict(constant: str) -> None:
+        raise AssertionError(f"{constant} is not JSON")
+
+    rows = [json.loads(line, parse_constant=strict) for line in path.read_text().splitlines()]
+    score = "textual-difference.score" if wide else "score"
+    assert (rows[0][score], rows[0]["label"], rows[1]["label"]) == (
+        "Infinity",
+        "Infinity",
+        "-Infinity",
+    )
+    again = read_results(path)
+    assert [item.fields["label"] for item in again] == [math.inf, -math.inf, "Infinity!"]
+    assert again[0].scorer_results["textual-difference"].score == math.inf
+    pd.testing.assert_frame_equal(again.to_frame(), result.to_frame())

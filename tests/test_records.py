@@ -5,7 +5,16 @@ from __future__ import annotations
 import json
 import math
 
-from evaltoolkit import ModelCall, ScoreResult, StepError, Usage
+import pytest
+
+from evaltoolkit import (
+    ModelCall,
+    ScoreResult,
+    StepError,
+    Usage,
+    create_textual_difference_scorer,
+    run_evals,
+)
 
 
 def _call(step: str, stage: str, tokens: int, cost: float | None) -> ModelCall:
@@ -108,3 +117,21 @@ def test_cache_hits_cost_nothing_but_keep_their_original_usage() -> None:
     assert result.cost == 0.01
     assert result.to_record()["cached_calls"] == 1
     assert hit.usage == Usage(7, 3)
+
+
+def test_an_item_is_found_by_its_id_and_by_its_position() -> None:
+    data = [
+        {"id": "harbour-bridge-1", "input": "q", "output": "a"},
+        {"id": 7, "input": "q", "output": "b"},
+        {"id": "twice", "input": "q", "output": "c"},
+        {"id": "twice", "input": "q", "output": "d"},
+    ]
+    with pytest.warns(UserWarning, match="shares an id"):
+        result = run_evals(data, create_textual_difference_scorer(), progress=False)
+    assert result["harbour-bridge-1"] is result.items[0]
+    assert result[1].item_id == 7 and result[-1].output == "d"
+    assert [item.output for item in result[1:3]] == ["b", "c"]
+    with pytest.raises(KeyError, match=r"no item has the id 'nope'; the ids are 'harbour"):
+        result["nope"]
+    with pytest.raises(KeyError, match=r"2 items have the id 'twice' \(positions 2, 3\)"):
+        result["twice"]

@@ -17,6 +17,7 @@ from evaltoolkit import (
     ItemResult,
     arun_evals,
     ascore_frame,
+    create_answer_similarity_scorer,
     create_textual_difference_scorer,
     run_evals,
     score_frame,
@@ -301,3 +302,26 @@ async def test_ascore_frame_is_the_async_twin() -> None:
         frame, create_textual_difference_scorer(), ground_truth="expected", progress=False
     )
     assert scored["textual-difference.score"].tolist() == [1.0]
+
+
+@pytest.mark.parametrize("column", ["ground_truth", "groundTruth"])
+def test_score_frame_uses_a_ground_truth_column_by_default(column: str) -> None:
+    frame = pd.DataFrame({"input": ["q", "q"], "output": ["Paris", "Rome"], column: ["Paris"] * 2})
+    scored = score_frame(frame, create_answer_similarity_scorer(), progress=False)
+    assert scored["answer-similarity.error"].isna().all()
+    assert scored["answer-similarity.score"].iloc[0] > scored["answer-similarity.score"].iloc[1]
+    named = score_frame(
+        frame, create_answer_similarity_scorer(), ground_truth=column, progress=False
+    )
+    pd.testing.assert_series_equal(
+        named["answer-similarity.score"], scored["answer-similarity.score"]
+    )
+
+
+def test_the_wrong_kind_of_argument_says_what_was_expected() -> None:
+    with pytest.raises(ConfigurationError, match="scorers is None; pass a scorer"):
+        run_evals(ITEMS, None, progress=False)  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError, match=r"create it: create_scorer\('summarization'\)"):
+        run_evals(ITEMS, "summarization", progress=False)  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError, match="score_frame takes a pandas or Dask DataFrame"):
+        score_frame(ITEMS, create_textual_difference_scorer(), progress=False)  # type: ignore[call-overload]

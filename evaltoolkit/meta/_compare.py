@@ -11,11 +11,11 @@ from __future__ import annotations
 import itertools
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .._datasets import read_table
+from .._datasets import as_table
 from .._sync import run_sync
 from ..errors import ConfigurationError
 from ..records import EvalResult
@@ -242,7 +242,7 @@ def _pairwise(
 
 
 async def ajudge_comparison(
-    data: str | os.PathLike[str] | pd.DataFrame,
+    data: str | os.PathLike[str] | pd.DataFrame | Sequence[Mapping[str, Any]],
     judges: Mapping[str, Scorer],
     *,
     label: str,
@@ -270,7 +270,7 @@ async def ajudge_comparison(
             "its scorer"
         )
     spec = _task_of(named, task)
-    frame = data if isinstance(data, pd.DataFrame) else read_table(data)
+    frame = as_table(data, who="compare_judges")
     if limit is not None:
         frame = frame.head(limit)
     frame = frame.reset_index(drop=True)
@@ -343,7 +343,7 @@ async def ajudge_comparison(
 
 
 def judge_comparison(
-    data: str | os.PathLike[str] | pd.DataFrame,
+    data: str | os.PathLike[str] | pd.DataFrame | Sequence[Mapping[str, Any]],
     judges: Mapping[str, Scorer],
     *,
     label: str,
@@ -401,7 +401,7 @@ def judge_comparison(
 
 
 def compare_judges(
-    data: str | os.PathLike[str] | pd.DataFrame,
+    data: str | os.PathLike[str] | pd.DataFrame | Sequence[Mapping[str, Any]],
     judges: Mapping[str, Scorer],
     *,
     label: str,
@@ -457,7 +457,8 @@ def compare_judges(
         keeps each judge's run as well.
 
     Args:
-        data: A .jsonl/.csv/.parquet path or a DataFrame with the label column.
+        data: A .jsonl/.csv/.parquet path, a DataFrame or a list of dicts (one per row),
+            with the label column.
         judges: Judge names to scorers; the names label the leaderboard rows.
         label: The human label column.
         group: Column grouping items for per-group correlations (e.g. ``doc_id``).
@@ -512,7 +513,7 @@ def compare_judges(
 
 
 async def acompare_judges(
-    data: str | os.PathLike[str] | pd.DataFrame,
+    data: str | os.PathLike[str] | pd.DataFrame | Sequence[Mapping[str, Any]],
     judges: Mapping[str, Scorer],
     *,
     label: str,

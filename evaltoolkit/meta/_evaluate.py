@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .._datasets import read_table
+from .._datasets import as_table
 from .._sync import run_sync
 from ..errors import ConfigurationError
 from ..records import EvalResult, ScoreResult
@@ -226,7 +226,7 @@ def _scorer_for(spec: ScorerSpec, model: str | None, judge_options: dict[str, An
 
 
 def meta_evaluate(
-    data: str | os.PathLike[str] | pd.DataFrame,
+    data: str | os.PathLike[str] | pd.DataFrame | Sequence[Mapping[str, Any]],
     *,
     task: Task,
     label: str,
@@ -253,7 +253,7 @@ def meta_evaluate(
     with the reference column.
 
     Args:
-        data: A .jsonl/.csv/.parquet path or a DataFrame.
+        data: A .jsonl/.csv/.parquet path, a DataFrame or a list of dicts (one per row).
         task: The id of a registered scorer (``evaltoolkit.scorers.scorer_ids()``): the
             built-in ``summarization``, ``answer-similarity`` and ``textual-difference``, or
             one you registered with :func:`~evaltoolkit.scorers.register_scorer`.
@@ -311,7 +311,7 @@ def meta_evaluate(
 
 
 async def ameta_evaluate(
-    data: str | os.PathLike[str] | pd.DataFrame,
+    data: str | os.PathLike[str] | pd.DataFrame | Sequence[Mapping[str, Any]],
     *,
     task: Task,
     label: str,
@@ -332,9 +332,7 @@ async def ameta_evaluate(
 ) -> MetaEvaluation:
     """Score a labelled data set and measure agreement (async twin of :func:`meta_evaluate`)."""
     spec = scorer_spec(task, what="task")
-    import pandas as pd
-
-    frame = data if isinstance(data, pd.DataFrame) else read_table(data)
+    frame = as_table(data, who="meta_evaluate")
     if limit is not None:
         frame = frame.head(limit)
     frame = frame.reset_index(drop=True)
