@@ -88,7 +88,7 @@ import math
 import re
 from dataclasses import dataclass
 from itertools import islice, pairwise
-from typing import Any
+from typing import Any, NamedTuple
 
 from ._document import (
     ASIDE_BREAK_RE,
@@ -103,7 +103,7 @@ from ._document import (
 )
 from ._facts import REPORTING_VERBS
 from ._memo import memoized_property
-from ._settings import SummarizationOfflineSettings
+from ._settings import OfflineRule, SummarizationOfflineSettings
 from ._text import (
     AUXILIARIES,
     MONTH_NAMES,
@@ -263,7 +263,7 @@ def _fuses(claim: TextUnit, words: list[_ClaimWord], before: TextUnit, after: Te
     from one sentence must not be interleaved with the other's ("The festival opened in York
     on Friday" mixes "The festival opened on Friday" with "A stage will open in York").
     Numbers, dates and the units after numbers are checked on their own (see
-    :func:`_value_problems`).
+    the number rules of :data:`CLAIM_RULES`).
     """
     # For each name, number or noun that only one of the sentences has: whether it is the
     # first's, and whether it is a number.
@@ -1077,46 +1077,176 @@ def _same_spans(claim: TextUnit, sentence: TextUnit) -> frozenset[int]:
     )
 
 
-def _value_problems(claim: TextUnit, evidence: _Evidence, document: SourceDocument) -> list[str]:
-    """Numbers, dates and durations of the claim that the source does not give as stated."""
-    sentence_spans = _durations(evidence.unit)
-    claim_spans = _durations(claim)
-    # "two days" for "48 hours": the same span in other units, so its number need not match.
-    converted = {span.value for span in claim_spans if span.hours in evidence.hours}
-    values = sorted(value for value in claim.values if value not in converted)
-    absent = [value for value in values if value not in document.values]
-    if absent:
-        return ["the source never gives " + _written(claim, absent)]
-    elsewhere = [value for value in values if value not in evidence.unit.values]
-    if elsewhere:
-        given = evidence.unit.values
-        where = f"; there it says {_written(evidence.unit, given)}" if given else ""
-        return [f"the source gives {_written(claim, elsewhere)} only elsewhere{where}"]
-    return (
-        _swapped_numbers(claim, evidence.unit)
-        + _swapped_days(claim, evidence.unit)
-        + [
-            f'the claim says "{span.written}" where the source says '
-            + ", ".join(f'"{other.written}"' for other in sentence_spans)
-            for span in claim_spans
-            if sentence_spans and span.hours not in evidence.hours
-        ]
-    )
+class _Case(NamedTuple):
+    """What a claim check reads: the claim, its evidence, the document and the settings."""
+
+    claim: TextUnit
+    evidence: _Evidence
+    document: SourceDocument
+    settings: SummarizationOfflineSettings
 
 
-def _absent_names(claim: TextUnit, document: SourceDocument) -> list[str]:
+def _claim_values(case: _Case) -> list[str]:
+    """The claim's numbers and dates, less the spans of time the evidence gives in other
+    units ("two days" for "48 hours": the same span, so its number need not match)."""
+    converted = {span.value for span in _durations(case.claim) if span.hours in case.evidence.hours}
+    return sorted(value for value in case.claim.values if value not in converted)
+
+
+def _absent_values(case: _Case) -> str | None:
+    absent = [value for value in _claim_values(case) if value not in case.document.values]
+    return "the source never gives " + _written(case.claim, absent) if absent else None
+
+
+def _values_elsewhere(case: _Case) -> str | None:
+    unit = case.evidence.unit
+    elsewhere = [
+        value
+        for value in _claim_values(case)
+        if value in case.document.values and value not in unit.values
+    ]
+    if not elsewhere:
+        return None
+    where = f"; there it says {_written(unit, unit.values)}" if unit.values else ""
+    return f"the source gives {_written(case.claim, elsewhere)} only elsewhere{where}"
+
+
+def _changed_durations(case: _Case) -> list[str]:
+    spans = _durations(case.evidence.unit)
+    return [
+        f'the claim says "{span.written}" where the source says '
+        + ", ".join(f'"{other.written}"' for other in spans)
+        for span in _durations(case.claim)
+        if spans and span.hours not in case.evidence.hours
+    ]
+
+
+def _absent_names(case: _Case) -> str | None:
     """Capitalised words inside the claim that the document never uses."""
-    return list(
-        dict.fromkeys(
-            token.surface
-            for position, token in enumerate(claim.tokens)
-            if position > 0
-            and token.capitalized
-            and token.is_content
-            and not token.is_number
-            and token.stem not in document.all_stems
-        )
+    names = dict.fromkeys(
+        token.surface
+        for position, token in enumerate(case.claim.tokens)
+        if position > 0
+        and token.capitalized
+        and token.is_content
+        and not token.is_number
+        and token.stem not in case.document.all_stems
     )
+    return "the source never mentions " + ", ".join(names) if names else None
+
+
+def _low_support(case: _Case) -> str | None:
+    evidence = case.evidence
+    if evidence.support >= case.settings.claim_support:
+        return None
+    missing = ", ".join(dict.fromkeys(word.surface for word in evidence.missing[:6]))
+    return (
+        f"the closest source sentence states only {evidence.support:.0%} of it "
+        f"(not there: {missing})"
+    )
+
+
+def _rule(name: str, purpose: str, check: Any, outcome: bool = False) -> OfflineRule:
+    return OfflineRule(name, "claim", outcome, purpose, check)
+
+
+#: The named rules of a claim verdict. The contradictions are checked in this order, and the
+#: first that finds one names the verdict (the reason lists all it found); with none, the
+#: claim is ``supported`` when its evidence states ``claim_support`` of it, or is a
+#: ``paraphrase``, else unsupported by ``low_support``.
+CLAIM_RULES: tuple[OfflineRule, ...] = (
+    _rule(
+        "supported",
+        "its evidence states claim_support of it and nothing contradicts it",
+        None,
+        True,
+    ),
+    _rule(
+        "paraphrase",
+        "it keeps every name, number and noun of its evidence and changes at most one verb",
+        lambda case: case.evidence.paraphrase,
+        True,
+    ),
+    _rule("low_support", "its evidence states less than claim_support of it", _low_support),
+    _rule("no_evidence", "no source sentence shares a content word with it", None),
+    _rule("absent_number", "a number or date the document never gives", _absent_values),
+    _rule(
+        "number_elsewhere",
+        "a number or date the document gives, not in the evidence",
+        _values_elsewhere,
+    ),
+    _rule(
+        "changed_number",
+        "a number the evidence gives for something else (12,000 people for 12,000 robots)",
+        lambda case: _swapped_numbers(case.claim, case.evidence.unit),
+    ),
+    _rule(
+        "changed_day",
+        "a weekday the evidence gives for another event",
+        lambda case: _swapped_days(case.claim, case.evidence.unit),
+    ),
+    _rule(
+        "changed_duration", "a span of time that differs (a week for 48 hours)", _changed_durations
+    ),
+    _rule("absent_name", "a capitalised name the document never mentions", _absent_names),
+    _rule(
+        "added_comparison",
+        "a comparison the evidence does not make (larger than)",
+        lambda case: _comparison_problem(case.claim, case.evidence),
+    ),
+    _rule(
+        "flipped_negation",
+        "a negation the claim and the source clause restating it disagree on",
+        lambda case: _negation_flip(case.claim, case.evidence, case.document),
+    ),
+    _rule(
+        "joined_apart",
+        "two words side by side that a source sentence keeps apart (phrase_gap, verb_gap)",
+        lambda case: _joined_apart(case.claim, case.document, case.settings),
+    ),
+    _rule(
+        "swapped_roles",
+        "a verb whose doer and undergoer the claim swaps, in either voice",
+        lambda case: _swapped_roles(case.claim, case.evidence.unit),
+    ),
+    _rule(
+        "pronoun_for_another",
+        "a pronoun as the subject of a verb whose subject the source names",
+        lambda case: _pronoun_for_another(case.claim, case.evidence.unit),
+    ),
+    _rule(
+        "changed_tense",
+        "a form of be in the other tense than the source's, outside reported speech",
+        lambda case: _changed_tense(case.claim, case.evidence.unit, case.document),
+    ),
+    _rule(
+        "lost_subject",
+        "an infinitive where the source gives the verb a subject of its own",
+        lambda case: _lost_subject(case.claim, case.evidence.unit),
+    ),
+    _rule(
+        "swapped_conjunct",
+        "a word joined by and to another partner than the source's",
+        lambda case: _swapped_conjunct(case.claim, case.evidence.unit),
+    ),
+    _rule(
+        "object_as_subject",
+        "an opening word the source has only after a preposition or as an owner",
+        lambda case: _object_as_subject(case.claim, case.evidence.unit),
+    ),
+    _rule(
+        "changed_agent",
+        "by, which names the doer, for another preposition or the reverse",
+        lambda case: _changed_agent(case.claim, case.evidence.unit),
+    ),
+)
+_PARAPHRASE, _LOW_SUPPORT = CLAIM_RULES[1:3]
+_CONTRADICTIONS = CLAIM_RULES[4:]
+# A number the document never gives, or gives elsewhere, is reported alone.
+_VALUE_GAPS = frozenset({"absent_number", "number_elsewhere"})
+_AFTER_VALUE_GAPS = {"number_elsewhere": {"absent_number"}} | dict.fromkeys(
+    ("changed_number", "changed_day", "changed_duration"), _VALUE_GAPS
+)
 
 
 def judge_claim(
@@ -1132,15 +1262,17 @@ def judge_claim(
         settings: The judge's settings (None: the defaults).
 
     Returns:
-        ``{"claim", "supported", "reason"}``; the reason quotes the source sentence that
-        supports the claim, or the closest one and what it lacks.
+        ``{"claim", "supported", "reason", "rule"}``; the reason quotes the source sentence
+        that supports the claim, or the closest one and what it lacks; the rule names the
+        entry of :data:`CLAIM_RULES` that decided.
 
     Example:
         >>> source = "The Foxes beat Swansea on Saturday. The crowd was 30,000."
         >>> judge_claim("The Foxes beat Swansea.", source)["supported"]
         True
-        >>> judge_claim("Swansea beat the Foxes.", source)["supported"]
-        False
+        >>> verdict = judge_claim("Swansea beat the Foxes.", source)
+        >>> verdict["supported"], verdict["rule"]
+        (False, 'joined_apart')
     """
     settings = settings or SummarizationOfflineSettings()
     document = analyse_source(source)
@@ -1148,33 +1280,29 @@ def judge_claim(
     evidence = _best_evidence(claim, document)
     if evidence is None:
         reason = "Unsupported: the source has nothing to compare it with."
-        return {"claim": claim_text, "supported": False, "reason": reason}
+        return {"claim": claim_text, "supported": False, "reason": reason, "rule": "no_evidence"}
+    case = _Case(claim, evidence, document, settings)
+    off = settings.disabled_rules
+    problems: list[str] = []
+    fired: list[str] = []
+    for rule in _CONTRADICTIONS:
+        if rule.name in off or _AFTER_VALUE_GAPS.get(rule.name, set()) & set(fired):
+            continue
+        found = rule.check(case)
+        found = [found] if isinstance(found, str) else found or []
+        if found:
+            problems.extend(found)
+            fired.append(rule.name)
+    rule_name = fired[0] if fired else "supported"
+    if not problems and evidence.support < settings.claim_support:
+        if _PARAPHRASE.name not in off and _PARAPHRASE.check(case):
+            rule_name = _PARAPHRASE.name
+        elif _LOW_SUPPORT.name not in off:
+            problems.append(_LOW_SUPPORT.check(case))
+            rule_name = _LOW_SUPPORT.name
     quote = f'"{excerpt(evidence.unit.text)}"'
-    problems = _value_problems(claim, evidence, document)
-    absent_names = _absent_names(claim, document)
-    if absent_names:
-        problems.append("the source never mentions " + ", ".join(absent_names))
-    for problem in (
-        _comparison_problem(claim, evidence),
-        _negation_flip(claim, evidence, document),
-        _joined_apart(claim, document, settings),
-        _swapped_roles(claim, evidence.unit),
-        _pronoun_for_another(claim, evidence.unit),
-        _changed_tense(claim, evidence.unit, document),
-        _lost_subject(claim, evidence.unit),
-        _swapped_conjunct(claim, evidence.unit),
-        _object_as_subject(claim, evidence.unit),
-        _changed_agent(claim, evidence.unit),
-    ):
-        if problem:
-            problems.append(problem)
-    if not problems and not evidence.paraphrase and evidence.support < settings.claim_support:
-        missing = ", ".join(dict.fromkeys(word.surface for word in evidence.missing[:6]))
-        problems.append(
-            f"the closest source sentence states only {evidence.support:.0%} of it "
-            f"(not there: {missing})"
-        )
     if problems:
         reason = "Unsupported: " + "; ".join(problems) + f". Closest source text: {quote}."
-        return {"claim": claim_text, "supported": False, "reason": reason}
-    return {"claim": claim_text, "supported": True, "reason": f"Supported by the source: {quote}."}
+        return {"claim": claim_text, "supported": False, "reason": reason, "rule": rule_name}
+    reason = f"Supported by the source: {quote}."
+    return {"claim": claim_text, "supported": True, "reason": reason, "rule": rule_name}
