@@ -48,6 +48,7 @@ from .records import (
 )
 from .runner import arun_evals, ascore_frame, run_evals, score_frame
 from .scorers import (
+    AnswerSimilarityOfflineSettings,
     Sample,
     Score,
     Scorer,
@@ -64,6 +65,7 @@ from .scorers import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "AnswerSimilarityOfflineSettings",
     "ConfigurationError",
     "DataLoadError",
     "EvalResult",

@@ -22,7 +22,12 @@ from ._answer_similarity import (
 )
 from ._base import Scorer
 from ._judged import DEFAULT_SYSTEM_PROMPT, JudgedScorer, create_judged_scorer
-from ._offline import SummarizationOfflineSettings
+from ._offline import (
+    OFFLINE_RULES,
+    AnswerSimilarityOfflineSettings,
+    OfflineRule,
+    SummarizationOfflineSettings,
+)
 from ._prompts import PromptSet, PromptTemplate
 from ._steps import Sample, Score, Step, StepContext, format_value
 from ._summarization import SummarizationScorer, create_summarization_scorer
@@ -36,9 +41,12 @@ from ._textual_difference import (
 __all__ = [
     "ANSWER_THRESHOLD",
     "DEFAULT_SYSTEM_PROMPT",
+    "OFFLINE_RULES",
     "SCORER_NAMES",
+    "AnswerSimilarityOfflineSettings",
     "AnswerSimilarityScorer",
     "JudgedScorer",
+    "OfflineRule",
     "PromptSet",
     "PromptTemplate",
     "Sample",

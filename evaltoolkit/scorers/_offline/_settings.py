@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import difflib
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal, NamedTuple, Self
 
@@ -75,13 +75,15 @@ class _OfflineSettings:
     """What both settings classes share: range checks, :meth:`specs` and :meth:`from_mapping`."""
 
     def __post_init__(self) -> None:
-        rules = getattr(self, "disabled_rules", frozenset())
-        if isinstance(rules, str) or not all(isinstance(name, str) for name in rules):
+        rules: Any = getattr(self, "disabled_rules", ())
+        collection = isinstance(rules, Iterable) and not isinstance(rules, str)
+        names = tuple(rules) if collection else ()
+        if not collection or not all(isinstance(name, str) for name in names):
             raise ConfigurationError(
                 f"offline setting disabled_rules must be a collection of rule names, got {rules!r}"
             )
         if hasattr(self, "disabled_rules"):
-            object.__setattr__(self, "disabled_rules", frozenset(rules))
+            object.__setattr__(self, "disabled_rules", frozenset(names))
         for spec in self.specs():
             value = getattr(self, spec.name)
             if spec.type is int:
@@ -172,7 +174,7 @@ question_lead_bias, mention_share, answer_share, disabled_rules
                 raise ConfigurationError(
                     f"unknown offline setting {name!r}{hint} Known settings: {', '.join(known)}"
                 )
-        return cls(**dict(values))  # type: ignore[call-arg]
+        return cls(**dict(values))
 
 
 @dataclass(frozen=True)
