@@ -132,7 +132,8 @@ class PromptTuner(View):
 
     The built-in offline judge ignores prompts; the tuner then says so, and how to switch to
     a model, instead of pretending that edits matter. Where the offline judge has settings
-    (the summarization scorer's), an "offline settings" tab shows one slider per setting over
+    (the summarization and answer-similarity scorers'), an "offline settings" tab shows one
+    slider per setting over
     its range: Run rescores with the changed settings and compares, exactly as for prompts,
     and Export writes them as ``offline_settings={...}``.
 
