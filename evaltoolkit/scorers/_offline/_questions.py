@@ -266,29 +266,15 @@ def _missing_values(fact: TextUnit, best: TextUnit | None, share: float, needed:
     return best is not None and bool(fact.values - best.values)
 
 
-#: The named rules of a question verdict: a question is ``answered`` unless a check below
-#: finds otherwise (the first that does names the verdict).
+#: The named rules of a question verdict: a question is ``answered`` when one or two adjacent
+#: summary sentences hold ``answer_share`` of its fact's content words and every number and
+#: date of it, unless a check below finds otherwise (the first that does names the verdict):
+#: no place holds ``answer_share``, or the place holding the most lacks a number or date.
 QUESTION_RULES: tuple[OfflineRule, ...] = (
+    OfflineRule("answered", "question", True, "one place states the fact", None),
+    OfflineRule("missing_words", "question", False, "no place states answer_share", _too_few_words),
     OfflineRule(
-        "answered",
-        "question",
-        True,
-        "one or two adjacent summary sentences state answer_share of the fact and its numbers",
-        None,
-    ),
-    OfflineRule(
-        "missing_words",
-        "question",
-        False,
-        "no place of the summary states answer_share of the fact's content words",
-        _too_few_words,
-    ),
-    OfflineRule(
-        "missing_number",
-        "question",
-        False,
-        "the place stating most of the fact lacks one of its numbers or dates",
-        _missing_values,
+        "missing_number", "question", False, "a number or date is missing", _missing_values
     ),
 )
 

@@ -264,17 +264,9 @@ class AnswerSimilarityOfflineSettings(_OfflineSettings):
     A ground-truth unit is matched ``semantic`` when its numbers are all in an output unit and
     that unit holds ``semantic_coverage`` of its weighted content or is ``semantic_fuzz``
     similar to it in characters; ``partial`` when it holds ``partial_coverage``, or is
-    ``partial_fuzz`` similar with its numbers; else ``missing``. Every value is checked
-    against its range on construction.
-
-    Attributes:
-        semantic_coverage: Share of a unit's weighted content for a semantic match.
-        partial_coverage: Share of a unit's weighted content for a partial match.
-        semantic_fuzz: Character similarity (0-100) for a semantic match.
-        partial_fuzz: Character similarity (0-100) for a partial match; a short output's
-            name at least this similar to the ground truth's is no contradiction.
-        restatement_share: Share of an output unit's content the question and the ground
-            truth may already say for it to be a restatement rather than extra information.
+    ``partial_fuzz`` similar with its numbers; else ``missing``. An output unit that matches
+    nothing is extra information unless ``restatement_share`` of it is in the question or the
+    ground truth. Every value is checked against its range on construction.
 
     Example:
         >>> AnswerSimilarityOfflineSettings(semantic_fuzz=95).semantic_fuzz
