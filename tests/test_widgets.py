@@ -487,6 +487,13 @@ def test_the_offline_settings_tab_reruns_and_reports_the_agreement(
     assert "create_summarization_scorer(offline_settings=offline_settings)" in (
         tuner.export_view.value
     )
+    # Rules switched off on the scorer stay off in the tuned scorer and in the export.
+    ablated = scorer.with_offline_settings({"disabled_rules": ["joined_apart"]})
+    tuner = PromptTuner(ablated, rows, labels="human_score", sample=2, n_bootstrap=0)
+    tuner.sliders["claim_support"].value = 1.0
+    assert tuner.tuned_scorer().offline_settings.disabled_rules == {"joined_apart"}
+    tuner.export()
+    assert tuner.exported_settings == {"claim_support": 1.0, "disabled_rules": ["joined_apart"]}
 
 
 def test_run_rescores_the_sample_and_shows_the_change_and_agreement(
