@@ -614,6 +614,24 @@ def test_the_default_claim_verdicts_name_their_rule_and_cannot_be_switched_off()
         )
 
 
+def test_the_first_rule_in_table_order_names_a_verdict_that_several_contradict() -> None:
+    source = "The Foxes beat Swansea on Saturday."
+    verdict = _last_claim("Swansea beat the Foxes on Saturday.", source)
+    # Both find it: the words are apart in the source, and the verb's roles are swapped.
+    assert 'does not put "Swansea" and "beat" together' in verdict["reason"]
+    assert 'swaps who does what in "beat"' in verdict["reason"]
+    assert verdict["rule"] == "joined_apart"
+    assert (
+        _last_claim("Swansea beat the Foxes on Saturday.", source, frozenset({"joined_apart"}))[
+            "rule"
+        ]
+        == "swapped_roles"
+    )
+    # A number the document never gives is reported alone, not also as a changed number.
+    absent = _last_claim("Acme Corporation was founded in 1997 by John Smith in Boston.", SOURCE)
+    assert absent["rule"] == "absent_number" and "gives 1995 there" not in absent["reason"]
+
+
 def test_every_rule_in_the_table_is_named_once_with_a_purpose() -> None:
     names = [rule.name for rule in OFFLINE_RULES]
     assert len(names) == len(set(names))
