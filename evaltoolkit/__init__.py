@@ -49,6 +49,7 @@ from .records import (
 )
 from .runner import arun_evals, ascore_frame, run_evals, score_frame
 from .scorers import (
+    AnswerSimilarityOfflineSettings,
     Sample,
     Score,
     Scorer,
@@ -63,6 +64,7 @@ from .scorers import (
 )
 
 __all__ = [
+    "AnswerSimilarityOfflineSettings",
     "ConfigurationError",
     "DataLoadError",
     "EvalResult",

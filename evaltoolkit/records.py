@@ -554,6 +554,43 @@ class EvalResult:
             ]
         )
 
+    def rule_counts(self) -> pd.DataFrame:
+        """How often each named rule decided a verdict in this run.
+
+        The offline summarization judge names the rule behind each claim and question verdict
+        (the ``rule`` field of the step results); this counts them per scorer and per list of
+        verdicts (``alignment`` for claims, ``coverage`` for questions). Verdicts without a
+        rule (a model judge's) and failed items are left out.
+
+        Returns:
+            Columns scorer, step, rule, count: most frequent first within each scorer and
+            step; no rows when no verdict names a rule.
+
+        Example:
+            >>> from evaltoolkit import create_summarization_scorer, run_evals
+            >>> result = run_evals(
+            ...     [{"input": "Acme was founded in 1995 in Boston.",
+            ...       "output": "Acme was founded in 1997."}],
+            ...     create_summarization_scorer(reason="template"),
+            ...     progress=False,
+            ... )
+            >>> result.rule_counts().query("step == 'alignment'").to_dict("records")
+            [{'scorer': 'summarization', 'step': 'alignment', 'rule': 'absent_number', 'count': 1}]
+        """
+        import pandas as pd
+
+        counts: dict[tuple[str, str, str], int] = {}
+        for result in self._all_results():
+            for steps in (result.preprocess_step_result, result.analyze_step_result):
+                for step, entries in (steps or {}).items():
+                    for entry in entries if isinstance(entries, list) else []:
+                        if isinstance(entry, Mapping) and isinstance(entry.get("rule"), str):
+                            key = (result.scorer, step, entry["rule"])
+                            counts[key] = counts.get(key, 0) + 1
+        rows = [(*key, count) for key, count in counts.items()]
+        rows.sort(key=lambda row: (row[0], row[1], -row[3], row[2]))
+        return pd.DataFrame(rows, columns=["scorer", "step", "rule", "count"])
+
     def to_frame(self) -> pd.DataFrame:
         """One row per item and scorer.
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from typing import Any
@@ -228,3 +229,50 @@ def test_prompt_overrides(fake_judge: FakeJudge, scorer_for: Callable[..., Any])
     scorer = scorer_for(prompts={"extract": custom})
     run_scripted(fake_judge, scorer, ["red"], analysis([match("red", "exact")]))
     assert "UNITS PLEASE" in prompt_text(requests_for(fake_judge, "extract")[0])
+
+
+# --- the offline judge's thresholds ---------------------------------------------------------------
+
+
+def test_offline_settings_round_trip_and_are_checked() -> None:
+    from evaltoolkit import AnswerSimilarityOfflineSettings
+
+    names = [spec.name for spec in AnswerSimilarityOfflineSettings.specs()]
+    assert names == [
+        "semantic_coverage",
+        "partial_coverage",
+        "semantic_fuzz",
+        "partial_fuzz",
+        "restatement_share",
+    ]
+    chosen = AnswerSimilarityOfflineSettings(partial_coverage=0.3, semantic_fuzz=95)
+    assert AnswerSimilarityOfflineSettings.from_mapping(dataclasses.asdict(chosen)) == chosen
+    scorer = create_answer_similarity_scorer(offline_settings={"partial_coverage": 0.3})
+    assert scorer.offline_settings == AnswerSimilarityOfflineSettings(partial_coverage=0.3)
+    assert scorer.with_offline_settings({"semantic_fuzz": 95}).offline_settings == chosen
+    assert scorer.offline_setting_specs == AnswerSimilarityOfflineSettings.specs()
+    with pytest.raises(ConfigurationError, match="semantic_fuzz must be from 50 to 100"):
+        create_answer_similarity_scorer(offline_settings={"semantic_fuzz": 101})
+    with pytest.raises(ConfigurationError, match="did you mean 'partial_fuzz'"):
+        create_answer_similarity_scorer(offline_settings={"partial_fuz": 70})
+
+
+def test_a_moved_threshold_changes_the_offline_score() -> None:
+    item = {"input": "Which games?", "output": "the summer games"}
+    truth = "1960 summer olympics in Rome"
+    default = create_answer_similarity_scorer()
+    lenient = default.with_offline_settings({"partial_coverage": 0.1, "partial_fuzz": 30})
+    # One word of five: missing by default, partial once a tenth of the content is enough.
+    assert default.run(**item, ground_truth=truth).details["missing_matches"] == 1
+    assert lenient.run(**item, ground_truth=truth).details["partial_matches"] == 1
+    assert (
+        lenient.run(**item, ground_truth=truth).score
+        > default.run(**item, ground_truth=truth).score
+    )
+
+
+def test_offline_settings_need_the_offline_judge(fake_judge: FakeJudge) -> None:
+    with pytest.raises(ConfigurationError, match="offline_settings tune the offline judge"):
+        create_answer_similarity_scorer(fake_judge, offline_settings={"semantic_fuzz": 90})
+    with pytest.raises(ConfigurationError, match="tune the offline judge"):
+        create_answer_similarity_scorer(fake_judge).with_offline_settings({"semantic_fuzz": 90})

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from evaltoolkit.errors import ConfigurationError, InputError
 from evaltoolkit.scorers import ANSWER_THRESHOLD
 from evaltoolkit.scorers._offline import (
+    OFFLINE_RULES,
     analyze_units,
     extract_units,
     judge_coverage,
@@ -26,6 +27,8 @@ from evaltoolkit.scorers._offline._settings import SummarizationOfflineSettings
 from evaltoolkit.scorers._offline._text import split_sentences, stem, tokenize
 
 QUESTION_FRAMES = ("Does the text say that ", "Does the text mention ")
+CLAIM_RULE_NAMES = {rule.name for rule in OFFLINE_RULES if rule.verdicts == "claim"}
+QUESTION_RULE_NAMES = {rule.name for rule in OFFLINE_RULES if rule.verdicts == "question"}
 
 SOURCE = (
     "Acme Corporation was founded in 1995 by John Smith in Boston. "
@@ -459,6 +462,219 @@ def test_an_omitted_key_fact_leaves_its_question_unanswered() -> None:
     assert coverage(without) < coverage(with_fact)
 
 
+# --- named rules: each decides a hand-written case, and switching it off changes the verdict ---
+
+_HEADQUARTERS = (
+    "Smith said the company will not move its headquarters from Boston to another city next year."
+)
+_STRIKE = (
+    "Train drivers on the Northern Line will strike for 48 hours starting on Friday over a long "
+    "pay dispute with the operator."
+)
+
+# (rule, claim, source, the rule deciding once it is switched off)
+RULE_CASES = [
+    (
+        "paraphrase",
+        "Acme Corporation was started in 1995 by John Smith in Boston.",
+        SOURCE,
+        "low_support",
+    ),
+    ("low_support", "and it sells toys", SOURCE, "supported"),
+    (
+        "absent_number",
+        "Smith said the company will not move its 3 headquarters from Boston to another city "
+        "next year.",
+        _HEADQUARTERS,
+        "supported",
+    ),
+    (
+        "number_elsewhere",
+        "Smith said the company will not move its headquarters from Boston to another city in "
+        "2031.",
+        f"{_HEADQUARTERS} The weather was fine. Rain fell. It was founded in 2031.",
+        "low_support",
+    ),
+    ("changed_number", "Acme employs 12,000 people.", SOURCE, "supported"),
+    (
+        "changed_day",
+        "Hussain was due to be hanged on Wednesday.",
+        "Hussain was due to be hanged on Thursday, but an official confirmed on Wednesday that "
+        "his case will be reviewed.",
+        "supported",
+    ),
+    ("changed_duration", _STRIKE.replace("48 hours", "a week"), _STRIKE, "supported"),
+    (
+        "absent_name",
+        "Smith said Lopez will not move its headquarters from Boston to another city next year.",
+        _HEADQUARTERS,
+        "supported",
+    ),
+    (
+        "added_comparison",
+        "The study found that bees in colonies kept near wild meadows were healthier than bees "
+        "near farms.",
+        "The study found that bees in colonies kept near wild meadows made more honey than bees "
+        "near farms.",
+        "supported",
+    ),
+    (
+        "flipped_negation",
+        "The company does not make industrial robots for car factories.",
+        SOURCE,
+        "supported",
+    ),
+    (
+        "joined_apart",
+        "Seven games involving Nimes were arrested last year.",
+        "Seven games involving Nimes were investigated after Conrad was arrested last year.",
+        "supported",
+    ),
+    (
+        "swapped_roles",
+        "John Smith was founded by the company.",
+        "The company was founded in 1995 by John Smith in Seattle.",
+        "supported",
+    ),
+    (
+        "pronoun_for_another",
+        "They claim they are being driven away by the noises.",
+        "They claim customers are being driven away by the noises, which start at noon.",
+        "supported",
+    ),
+    (
+        "changed_tense",
+        "Jean Bourdain is one of the founders.",
+        "Jean Bourdain was one of the founders of the town.",
+        "supported",
+    ),
+    (
+        "lost_subject",
+        "Visitors to the island will be hoping to stay away on Friday.",
+        "Visitors to the island will be hoping the clouds stay away on Friday.",
+        "supported",
+    ),
+    (
+        "swapped_conjunct",
+        "Roma and Everton have asked to be kept informed.",
+        "There is interest from Roma while Tottenham and Everton have asked to be kept informed.",
+        "supported",
+    ),
+    (
+        "object_as_subject",
+        "The EU will be forced to provide a criminal record.",
+        "Foreigners from outside the EU will be forced to provide a criminal record.",
+        "supported",
+    ),
+    (
+        "changed_agent",
+        "The video was captured by 1,500 frames per second.",
+        "Captured at 1,500 frames per second, the video shows a chameleon hunting.",
+        "supported",
+    ),
+]
+
+
+def _last_claim(claim: str, source: str, off: frozenset[str] = frozenset()) -> dict[str, Any]:
+    settings = SummarizationOfflineSettings(disabled_rules=off)
+    verdict: dict[str, Any] = judge_source(source, claim, 0, settings=settings)["claims"][-1]
+    return verdict
+
+
+@pytest.mark.parametrize(
+    ("rule", "claim", "source", "then"), RULE_CASES, ids=[c[0] for c in RULE_CASES]
+)
+def test_each_claim_rule_decides_its_case_and_switching_it_off_changes_the_verdict(
+    rule: str, claim: str, source: str, then: str
+) -> None:
+    outcome = {entry.name: entry.outcome for entry in OFFLINE_RULES}
+    verdict = _last_claim(claim, source)
+    assert (verdict["rule"], verdict["supported"]) == (rule, outcome[rule])
+    switched_off = _last_claim(claim, source, frozenset({rule}))
+    assert (switched_off["rule"], switched_off["supported"]) == (then, outcome[then])
+
+
+def test_the_default_claim_verdicts_name_their_rule_and_cannot_be_switched_off() -> None:
+    assert (
+        _last_claim("The company makes industrial robots for car factories.", SOURCE)["rule"]
+        == "supported"
+    )
+    assert _last_claim("Penguins swim quickly.", SOURCE)["rule"] == "no_evidence"
+    for name in ("supported", "no_evidence", "answered"):
+        with pytest.raises(ConfigurationError, match=f"'{name}' is the verdict given"):
+            judge_source(
+                SOURCE,
+                "Acme makes robots.",
+                1,
+                settings=SummarizationOfflineSettings(disabled_rules={name}),
+            )
+    with pytest.raises(ConfigurationError, match="did you mean 'changed_number'"):
+        judge_coverage(
+            "Acme.", [], settings=SummarizationOfflineSettings(disabled_rules={"changd_number"})
+        )
+
+
+def test_the_first_rule_in_table_order_names_a_verdict_that_several_contradict() -> None:
+    source = "The Foxes beat Swansea on Saturday."
+    verdict = _last_claim("Swansea beat the Foxes on Saturday.", source)
+    # Both find it: the words are apart in the source, and the verb's roles are swapped.
+    assert 'does not put "Swansea" and "beat" together' in verdict["reason"]
+    assert 'swaps who does what in "beat"' in verdict["reason"]
+    assert verdict["rule"] == "joined_apart"
+    assert (
+        _last_claim("Swansea beat the Foxes on Saturday.", source, frozenset({"joined_apart"}))[
+            "rule"
+        ]
+        == "swapped_roles"
+    )
+    # A number the document never gives is reported alone, not also as a changed number.
+    absent = _last_claim("Acme Corporation was founded in 1997 by John Smith in Boston.", SOURCE)
+    assert absent["rule"] == "absent_number" and "gives 1995 there" not in absent["reason"]
+
+
+def test_every_rule_in_the_table_is_named_once_with_a_purpose() -> None:
+    names = [rule.name for rule in OFFLINE_RULES]
+    assert len(names) == len(set(names))
+    assert all(
+        rule.purpose.strip() and rule.verdicts in ("claim", "question") for rule in OFFLINE_RULES
+    )
+    # Every switchable claim rule has its hand-written case above.
+    switchable = {rule.name for rule in OFFLINE_RULES if rule.check and rule.verdicts == "claim"}
+    assert switchable == {case[0] for case in RULE_CASES}
+
+
+@pytest.mark.parametrize(
+    ("rule", "summary", "question"),
+    [
+        (
+            "answered",
+            "Acme was founded in 1995.",
+            "Does the text say that Acme was founded in 1995?",
+        ),
+        (
+            "missing_number",
+            "Acme was founded in 1997.",
+            "Does the text say that Acme was founded in 1995?",
+        ),
+        (
+            "missing_words",
+            "Acme makes robots.",
+            "Does the text say that Acme was founded in Boston by John Smith?",
+        ),
+    ],
+)
+def test_each_question_rule_decides_its_case_and_switching_it_off_changes_the_verdict(
+    rule: str, summary: str, question: str
+) -> None:
+    (verdict,) = judge_coverage(summary, [question])["verdicts"]
+    assert verdict["rule"] == rule
+    assert verdict["answered"] is (rule == "answered")
+    if rule != "answered":
+        settings = SummarizationOfflineSettings(disabled_rules={rule})
+        (switched_off,) = judge_coverage(summary, [question], settings=settings)["verdicts"]
+        assert (switched_off["rule"], switched_off["answered"]) == ("answered", True)
+
+
 # --- settings -------------------------------------------------------------------------------------
 
 
@@ -473,6 +689,7 @@ def test_settings_defaults_lie_in_their_documented_ranges() -> None:
         "mention_share",
         "answer_share",
     ]
+    assert defaults.disabled_rules == frozenset()
     for spec in specs:
         assert spec.minimum <= spec.default <= spec.maximum
         assert getattr(defaults, spec.name) == spec.default
@@ -1021,7 +1238,8 @@ def test_judge_source_returns_exactly_the_documented_shape() -> None:
     claims = result["claims"]
     assert isinstance(claims, list)
     for claim in claims:
-        assert set(claim) == {"claim", "supported", "reason"}
+        assert set(claim) == {"claim", "supported", "reason", "rule"}
+        assert claim["rule"] in CLAIM_RULE_NAMES
         assert isinstance(claim["claim"], str)
         assert isinstance(claim["supported"], bool)
         assert isinstance(claim["reason"], str) and claim["reason"]
@@ -1036,7 +1254,8 @@ def test_judge_coverage_returns_exactly_the_documented_shape() -> None:
     verdicts = result["verdicts"]
     assert isinstance(verdicts, list)
     for verdict in verdicts:
-        assert set(verdict) == {"question", "answered", "reason"}
+        assert set(verdict) == {"question", "answered", "reason", "rule"}
+        assert verdict["rule"] in QUESTION_RULE_NAMES
         assert isinstance(verdict["question"], str)
         assert isinstance(verdict["answered"], bool)
         assert isinstance(verdict["reason"], str) and verdict["reason"]

@@ -12,7 +12,12 @@ from hypothesis import strategies as st
 
 from evaltoolkit import create_answer_similarity_scorer
 from evaltoolkit.errors import InputError
-from evaltoolkit.scorers._offline import _answers, analyze_units, extract_units
+from evaltoolkit.scorers._offline import (
+    AnswerSimilarityOfflineSettings,
+    _answers,
+    analyze_units,
+    extract_units,
+)
 from evaltoolkit.scorers._offline import _text as text_module
 
 # The scorer's formula with its default options, as in test_offline_algorithms.py.
@@ -365,3 +370,69 @@ def test_token_kinds_equal_the_token_properties(text: str) -> None:
     for token in text_module.tokenize(text):
         assert is_content(token) == token.is_content
         assert is_value(token) == (token.is_number or token.is_ordinal)
+
+
+# --- thresholds (AnswerSimilarityOfflineSettings): each one moves a verdict -----------------------
+
+
+def _verdict(
+    outputs: list[str], truth: str, question: str | None, **moved: float
+) -> tuple[str, int]:
+    settings = AnswerSimilarityOfflineSettings(**moved)
+    analysis = analyze_units(outputs, [truth], question=question, settings=settings)
+    return analysis["matches"][0]["match_type"], len(analysis["extra_info"])
+
+
+@pytest.mark.parametrize(
+    ("moved", "outputs", "truth", "question", "before", "after"),
+    [
+        # 62% of the weighted content, similarity 75: partial, semantic from 0.6.
+        (
+            {"semantic_coverage": 0.6},
+            ["the Red Sox team"],
+            "Boston Red Sox baseball team",
+            None,
+            ("partial", 0),
+            ("semantic", 0),
+        ),
+        # "Jon" is too short to match "John" as a word; the strings are 86 similar.
+        ({"semantic_fuzz": 80.0}, ["Jon Doe"], "John Doe", None, ("partial", 0), ("semantic", 0)),
+        # One word of five (18% of the content); unmatched, it is extra information.
+        (
+            {"partial_coverage": 0.1},
+            ["the summer games"],
+            "1960 summer olympics in Rome",
+            None,
+            ("missing", 1),
+            ("partial", 0),
+        ),
+        # No word in common, similarity 57.
+        (
+            {"partial_fuzz": 50.0},
+            ["Mississipi"],
+            "Missouri river",
+            None,
+            ("missing", 0),
+            ("partial", 0),
+        ),
+        # "It is a large city in France": France is in the question, the rest is new.
+        (
+            {"restatement_share": 0.0},
+            ["Paris", "It is a large city in France"],
+            "Paris",
+            "What is the capital of France?",
+            ("exact", 1),
+            ("exact", 0),
+        ),
+    ],
+)
+def test_each_threshold_moves_its_verdict(
+    moved: dict[str, float],
+    outputs: list[str],
+    truth: str,
+    question: str | None,
+    before: tuple[str, int],
+    after: tuple[str, int],
+) -> None:
+    assert _verdict(outputs, truth, question) == before
+    assert _verdict(outputs, truth, question, **moved) == after

@@ -92,6 +92,7 @@ class PayloadJudge:
         if request.step == "source_judgement" and "PAYLOAD" in str(request.inputs):
             for claim in reply.value["claims"]:
                 claim["reason"] = f"{claim['reason']} {SCRIPT} {BREAKOUT}"
+                claim["rule"] = f"{claim['rule']} {BREAKOUT}"
         return reply
 
 
@@ -177,6 +178,14 @@ def test_the_data_and_the_script_cannot_be_broken_out_of(page: str) -> None:
     assert "alert(2)" not in parsed.scripts[1]
     data = report_data(page)
     assert any(BREAKOUT in text for text in data["texts"])  # the payload is data, intact
+    rules = [
+        row[3]
+        for detail in data["details"]
+        for table in detail.get("tables", [])
+        if table["cls"] == "claims"
+        for row in table["rows"]
+    ]
+    assert any(rule.endswith(BREAKOUT) for rule in rules)  # the rule column too
 
 
 def test_payloads_in_the_server_rendered_parts_are_escaped(page: str) -> None:
@@ -201,11 +210,13 @@ def test_every_row_and_its_drill_down_are_in_the_data(run: EvalResult, page: str
     assert blocks["Summary"] == run[0].output
     claims, questions = detail["tables"]
     assert first.preprocess_step_result is not None and first.analyze_step_result is not None
-    assert [[texts[r[1]], r[2], texts[r[3]]] for r in claims["rows"]] == [
-        [c["claim"], c["supported"], c["reason"]] for c in first.preprocess_step_result["alignment"]
+    assert claims["head"] == ["#", "claim", "verdict", "rule", "reason"]
+    assert [[texts[r[1]], r[2], r[3], texts[r[4]]] for r in claims["rows"]] == [
+        [c["claim"], c["supported"], c["rule"], c["reason"]]
+        for c in first.preprocess_step_result["alignment"]
     ]
-    assert [[texts[r[1]], r[2]] for r in questions["rows"]] == [
-        [v["question"], v["answered"]] for v in first.analyze_step_result["coverage"]
+    assert [[texts[r[1]], r[2], r[3]] for r in questions["rows"]] == [
+        [v["question"], v["answered"], v["rule"]] for v in first.analyze_step_result["coverage"]
     ]
     failed = next(r for r in data["rows"] if r[1] == "no-output" and r[2] == 0)
     assert failed[6] == 1 and failed[3] is None

@@ -384,3 +384,94 @@ def test_an_items_source_field_is_judged_and_recorded(
     bad = run_evals([{**items[0], "source": ["not", "text"]}], scorer, progress=False)
     error = bad[0].scorer_results["summarization"].error
     assert error is not None and "field 'source' is list" in error.message
+
+
+# --- the offline judge's named rules --------------------------------------------------------------
+
+ELECTION = (
+    "Maria Lopez won the mayoral election in Riverton on Sunday with 52 percent of the vote. "
+    "Her rival, Tom Becker, conceded the race on Monday. Lopez will take office in January, "
+    "and Becker said he would stay on the city council."
+)
+ELECTION_ITEMS = [
+    {
+        "input": ELECTION,
+        "output": "Maria Lopez won the mayoral election in Riverton with 58 percent of the vote.",
+    },
+    {
+        "input": ELECTION,
+        "output": "Maria Lopez won the mayoral election in Riverton on Sunday. Becker conceded "
+        "the race on Monday.",
+    },
+]
+
+
+def test_offline_verdicts_name_their_rule_and_rule_counts_counts_them() -> None:
+    scorer = create_summarization_scorer(reason="template", max_questions=3)
+    result = run_evals(ELECTION_ITEMS, scorer, progress=False)
+    first, second = result.results("summarization")
+    # 58 percent: a number the source never gives; the second summary's claims are verbatim.
+    assert [claim["rule"] for claim in first.preprocess_step_result["alignment"]] == [
+        "absent_number"
+    ]
+    assert [claim["rule"] for claim in second.preprocess_step_result["alignment"]] == [
+        "supported",
+        "supported",
+    ]
+    question_rules = [
+        verdict["rule"]
+        for item in (first, second)
+        for verdict in item.analyze_step_result["coverage"]
+    ]
+    assert len(question_rules) == 6
+    counts = result.rule_counts()
+    assert list(counts.columns) == ["scorer", "step", "rule", "count"]
+    found = {(row.step, row.rule): row.count for row in counts.itertuples()}
+    expected = {("alignment", "absent_number"): 1, ("alignment", "supported"): 2}
+    for rule in set(question_rules):
+        expected[("coverage", rule)] = question_rules.count(rule)
+    assert found == expected
+    assert set(counts["scorer"]) == {"summarization"}
+
+
+def test_a_model_judges_verdicts_name_no_rule(
+    fake_judge: FakeJudge, scorer_for: Callable[..., Any]
+) -> None:
+    script_steps(
+        fake_judge,
+        {
+            "source_judgement": {"claims": claims(True, False), "questions": QUESTIONS},
+            "coverage": {"verdicts": verdicts(True, False, True, False)},
+        },
+    )
+    result = run_evals(
+        [{"input": SOURCE, "output": SUMMARY}], scorer_for(reason="template"), progress=False
+    )
+    claimed = result.results("summarization")[0].preprocess_step_result["alignment"]
+    assert claimed and all("rule" not in claim for claim in claimed)
+    assert result.rule_counts().empty
+    # A model is asked for no rule: only the offline judge's reply schemas name one.
+    model_claims = scorer_for().steps[0].schema["properties"]["claims"]["items"]
+    offline_claims = create_summarization_scorer().steps[0].schema["properties"]["claims"]
+    assert "rule" not in model_claims["properties"]
+    assert "rule" in offline_claims["items"]["properties"]
+
+
+def test_disabled_rules_change_the_score_and_unknown_ones_fail_at_creation() -> None:
+    scorer = create_summarization_scorer(reason="template", max_questions=3)
+    # The wrong number is caught three ways: never in the source, given for the same thing,
+    # and missing from the evidence; switched off, nothing else stops the claim.
+    rules = {"absent_number", "changed_number", "low_support"}
+    lenient = scorer.with_offline_settings({"disabled_rules": sorted(rules)})
+    assert lenient.offline_settings.disabled_rules == rules
+    one_off = scorer.with_offline_settings({"disabled_rules": ["absent_number"]})
+    (claim,) = one_off.run(**ELECTION_ITEMS[0]).preprocess_step_result["alignment"]
+    assert (claim["supported"], claim["rule"]) == (False, "changed_number")
+    before = run_evals(ELECTION_ITEMS[:1], scorer, progress=False).results("summarization")[0]
+    after = run_evals(ELECTION_ITEMS[:1], lenient, progress=False).results("summarization")[0]
+    assert before.details["alignment_score"] == 0.0
+    assert after.details["alignment_score"] == 1.0
+    with pytest.raises(ConfigurationError, match="did you mean 'absent_name'"):
+        create_summarization_scorer(offline_settings={"disabled_rules": ["absent_nam"]})
+    with pytest.raises(ConfigurationError, match="cannot be switched off"):
+        scorer.with_offline_settings({"disabled_rules": ["supported"]})

@@ -164,6 +164,7 @@ def test_selecting_an_item_shows_its_texts_claims_questions_and_reason(
             str(position),
             str(escape(claim["claim"])),
             "supported" if claim["supported"] else "not supported",
+            claim["rule"],
             str(escape(claim["reason"])),
         ]
         for position, claim in enumerate(score.preprocess_step_result["alignment"], start=1)
@@ -175,6 +176,7 @@ def test_selecting_an_item_shows_its_texts_claims_questions_and_reason(
             str(position),
             str(escape(verdict["question"])),
             "answered" if verdict["answered"] else "not answered",
+            verdict["rule"],
             str(escape(verdict["reason"])),
         ]
         for position, verdict in enumerate(score.analyze_step_result["coverage"], start=1)
@@ -311,6 +313,34 @@ def _scores_of(browser: ResultBrowser, result: EvalResult) -> list[float]:
     return [by_key[key] for key in browser.visible]
 
 
+def test_result_browser_shows_the_rule_behind_each_verdict_escaped() -> None:
+    score = et.ScoreResult(
+        scorer="summarization",
+        score=0.0,
+        details={"alignment_score": 0.0, "coverage_score": 1.0},
+        preprocess_step_result={
+            "alignment": [
+                {"claim": "A", "supported": False, "reason": "r", "rule": "changed_number"},
+                {"claim": "B", "supported": False, "reason": "r", "rule": SCRIPT},
+            ],
+            "questions": ["Q?"],
+        },
+        analyze_step_result={
+            "coverage": [{"question": "Q?", "answered": True, "reason": "r", "rule": "answered"}]
+        },
+    )
+    item = et.ItemResult("x", 0, "source", "summary", scorer_results={"summarization": score})
+    result = EvalResult([item], ["summarization"])
+    browser = ResultBrowser(result)
+    browser.show("x")
+    detail = browser.detail.value
+    claims = _table_rows(detail, "evaltoolkit-claims")
+    assert [row[3] for row in claims] == ["changed_number", "&lt;script&gt;alert(1)&lt;/script&gt;"]
+    assert "<th style='" in detail and ">rule</th>" in detail
+    assert SCRIPT not in detail
+    assert [row[3] for row in _table_rows(detail, "evaltoolkit-questions")] == ["answered"]
+
+
 def test_result_browser_caps_the_rows_it_shows(with_failures: EvalResult) -> None:
     browser = ResultBrowser(with_failures, max_rows=5)
     assert len(browser.visible) == 5
@@ -378,10 +408,50 @@ def test_prompt_tuner_says_the_offline_judge_ignores_prompts(rows: list[dict[str
     assert set(tuner.textareas) == {"system", "source_judgement", "coverage", "reason"}
     assert tuner.textareas["coverage"].value == et.create_summarization_scorer().prompts["coverage"]
     answers = [{"id": 1, "input": "q", "output": "Paris", "ground_truth": "Paris"}]
-    no_settings = PromptTuner(et.create_answer_similarity_scorer(), answers, sample=1)
+    cites = et.Step(
+        name="cites",
+        prompt="Does it cite a source? {{output}}",
+        schema={
+            "type": "object",
+            "properties": {"cites": {"type": "boolean"}},
+            "required": ["cites"],
+        },
+        offline=lambda output: {"cites": "http" in output},
+    )
+    custom = et.create_judged_scorer(
+        id="cites", steps=[cites], score=lambda context: float(context.replies["cites"]["cites"])
+    )
+    no_settings = PromptTuner(custom, answers, sample=1)
     assert "scores before and after" in no_settings.offline_note.value
     assert no_settings.sliders == {}
     assert "offline settings" not in no_settings.tabs.titles
+
+
+def test_the_answer_similarity_thresholds_are_tuned_in_the_offline_settings_tab() -> None:
+    answers = [
+        {
+            "id": 1,
+            "input": "Which games?",
+            "output": "the summer games",
+            "ground_truth": "1960 summer olympics in Rome",
+        },
+        {"id": 2, "input": "Capital?", "output": "Paris", "ground_truth": "Paris"},
+    ]
+    scorer = et.create_answer_similarity_scorer()
+    tuner = PromptTuner(scorer, answers, sample=2)
+    assert tuner.tabs.titles[0] == "offline settings"
+    assert set(tuner.sliders) == {spec.name for spec in scorer.offline_setting_specs}
+    assert tuner.sliders["semantic_fuzz"].value == 88.0
+    tuner.sliders["partial_coverage"].value = 0.1
+    tuned = tuner.tuned_scorer()
+    assert tuned.offline_settings.partial_coverage == pytest.approx(0.1)
+    comparison = tuner.run_sync().set_index("item_id")
+    assert comparison.loc[1, "after"] > comparison.loc[1, "before"]
+    assert comparison.loc[2, "after"] == comparison.loc[2, "before"]
+    tuner.export()
+    assert "create_answer_similarity_scorer(offline_settings=offline_settings)" in (
+        tuner.export_view.value
+    )
 
 
 def test_the_offline_settings_tab_reruns_and_reports_the_agreement(
@@ -417,6 +487,13 @@ def test_the_offline_settings_tab_reruns_and_reports_the_agreement(
     assert "create_summarization_scorer(offline_settings=offline_settings)" in (
         tuner.export_view.value
     )
+    # Rules switched off on the scorer stay off in the tuned scorer and in the export.
+    ablated = scorer.with_offline_settings({"disabled_rules": ["joined_apart"]})
+    tuner = PromptTuner(ablated, rows, labels="human_score", sample=2, n_bootstrap=0)
+    tuner.sliders["claim_support"].value = 1.0
+    assert tuner.tuned_scorer().offline_settings.disabled_rules == {"joined_apart"}
+    tuner.export()
+    assert tuner.exported_settings == {"claim_support": 1.0, "disabled_rules": ["joined_apart"]}
 
 
 def test_run_rescores_the_sample_and_shows_the_change_and_agreement(

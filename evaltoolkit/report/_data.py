@@ -147,12 +147,14 @@ def _verdict_table(
     verdicts: tuple[str, str],
     empty: str,
 ) -> dict[str, Any]:
-    """One table of yes/no verdicts (claims supported, questions answered), numbered."""
+    """One table of yes/no verdicts (claims supported, questions answered), numbered, with the
+    offline rule that decided each when the judge names one."""
     text_key, flag_key = keys
+    ruled = any("rule" in entry for entry in entries)
     return {
         "title": title,
         "cls": cls,
-        "head": ["#", text_key, "verdict", "reason"],
+        "head": ["#", text_key, "verdict", *(["rule"] if ruled else []), "reason"],
         "verdicts": list(verdicts),
         "empty": empty,
         "rows": [
@@ -160,6 +162,7 @@ def _verdict_table(
                 str(position),
                 texts.add(str(entry.get(text_key, ""))),
                 bool(entry.get(flag_key)),
+                *([str(entry.get("rule", ""))] if ruled else []),
                 texts.add(str(entry.get("reason", ""))),
             ]
             for position, entry in enumerate(entries, start=1)

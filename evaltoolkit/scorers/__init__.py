@@ -22,7 +22,12 @@ from ._answer_similarity import (
 )
 from ._base import Scorer
 from ._judged import DEFAULT_SYSTEM_PROMPT, JudgedScorer, create_judged_scorer
-from ._offline import SummarizationOfflineSettings
+from ._offline import (
+    OFFLINE_RULES,
+    AnswerSimilarityOfflineSettings,
+    OfflineRule,
+    SummarizationOfflineSettings,
+)
 from ._prompts import PromptSet, PromptTemplate
 from ._registry import (
     ANSWER_SIMILARITY_ID,
@@ -51,11 +56,14 @@ __all__ = [
     "ANSWER_SIMILARITY_ID",
     "ANSWER_THRESHOLD",
     "DEFAULT_SYSTEM_PROMPT",
+    "OFFLINE_RULES",
     "SUMMARIZATION_ID",
     "TEXTUAL_DIFFERENCE_ID",
+    "AnswerSimilarityOfflineSettings",
     "AnswerSimilarityScorer",
     "JudgedScorer",
     "MetaLayout",
+    "OfflineRule",
     "PromptSet",
     "PromptTemplate",
     "Sample",

@@ -15,6 +15,9 @@ Without a ground truth the item fails with a clear error, or scores 0 when creat
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -33,7 +36,7 @@ from ._answer_similarity_prompts import (
 )
 from ._base import check_scale, judge_for, merge_options
 from ._judged import JudgedScorer, align_entries
-from ._offline import analyze_units, extract_units
+from ._offline import AnswerSimilarityOfflineSettings, analyze_units, extract_units
 from ._reasons import answer_similarity_reason
 from ._steps import Sample, Score, Step, StepContext, json_lines, significant
 
@@ -184,6 +187,17 @@ REASON_STEP = Step(
 )
 
 
+OfflineSettings = Mapping[str, Any] | AnswerSimilarityOfflineSettings | None
+
+
+def _steps_with(settings: AnswerSimilarityOfflineSettings) -> tuple[Step, Step]:
+    """The two judge steps, the analysis answered offline with ``settings``."""
+    if settings == AnswerSimilarityOfflineSettings():
+        return EXTRACT_STEP, ANALYZE_STEP
+    offline = functools.partial(analyze_units, settings=settings)
+    return EXTRACT_STEP, dataclasses.replace(ANALYZE_STEP, offline=offline)
+
+
 class AnswerSimilarityScorer(JudgedScorer):
     """Scores an answer against its ground truth (see the module docstring)."""
 
@@ -197,13 +211,20 @@ class AnswerSimilarityScorer(JudgedScorer):
         weights: SimilarityWeights = SimilarityWeights(),
         scale: float = 1.0,
         prompts: Mapping[str, str] | None = None,
+        offline_settings: OfflineSettings = None,
     ) -> None:
+        if offline_settings is not None and not judge.offline:
+            raise ConfigurationError(
+                "answer-similarity: offline_settings tune the offline judge, but this scorer's "
+                f"judge is {judge.model!r}; drop them, or use the offline judge (model=None)"
+            )
         self.require_ground_truth = bool(require_ground_truth)
         self.weights = weights
         self.scale = check_scale(scale)
+        self.offline_settings = AnswerSimilarityOfflineSettings.from_mapping(offline_settings)
         super().__init__(
             id="answer-similarity",
-            steps=(EXTRACT_STEP, ANALYZE_STEP),
+            steps=_steps_with(self.offline_settings),
             score=self.score_replies,
             judge=judge,
             reason=REASON_STEP,
@@ -211,6 +232,44 @@ class AnswerSimilarityScorer(JudgedScorer):
             system=SYSTEM,
             description="semantic-unit match of an answer with its ground truth",
         )
+
+    @property
+    def offline_setting_specs(self) -> tuple[Any, ...]:
+        """The offline judge's thresholds: name, type, default, range and description."""
+        return AnswerSimilarityOfflineSettings.specs()
+
+    def with_offline_settings(
+        self, settings: Mapping[str, Any] | AnswerSimilarityOfflineSettings
+    ) -> AnswerSimilarityScorer:
+        """A copy of this scorer whose offline judge uses other thresholds (the rest kept).
+
+        Raises:
+            ConfigurationError: An unknown setting or a value out of its range, or a scorer
+                judged by a model.
+
+        Example:
+            >>> strict = create_answer_similarity_scorer().with_offline_settings(
+            ...     {"semantic_fuzz": 95})
+            >>> strict.offline_settings.semantic_fuzz
+            95.0
+        """
+        if not self.judge.offline:
+            raise ConfigurationError(
+                "answer-similarity: offline settings tune the offline judge; this scorer's "
+                f"judge is {self.judge.model!r}"
+            )
+        given = (
+            dataclasses.asdict(settings)
+            if isinstance(settings, AnswerSimilarityOfflineSettings)
+            else dict(settings)
+        )
+        merged = AnswerSimilarityOfflineSettings.from_mapping(
+            {**dataclasses.asdict(self.offline_settings), **given}
+        )
+        clone = copy.copy(self)
+        clone.offline_settings = merged
+        clone.steps = _steps_with(merged)
+        return clone
 
     def prepare(self, sample: Sample) -> dict[str, Any]:
         """The answer, the ground truth and the question (the input, when given).
@@ -288,6 +347,7 @@ def create_answer_similarity_scorer(
     extra_info_penalty: float = 0.05,
     scale: float = 1.0,
     prompts: Mapping[str, str] | None = None,
+    offline_settings: OfflineSettings = None,
     options: Mapping[str, Any] | None = None,
     **judge_options: Any,
 ) -> AnswerSimilarityScorer:
@@ -304,6 +364,9 @@ def create_answer_similarity_scorer(
         scale: Multiplier of the final score.
         prompts: Replacement templates by name (``extract``, ``analyze``, ``reason``,
             ``system``).
+        offline_settings: Thresholds of the offline judge, by name (``semantic_fuzz``,
+            ``partial_coverage``, ...; see :class:`~evaltoolkit.AnswerSimilarityOfflineSettings`
+            for each one's range); only with the offline judge.
         options: Reference-style options (``requireGroundTruth``, ``semanticThreshold``, ...);
             its entries win over the keyword arguments.
         **judge_options: Judge options (see :class:`~evaltoolkit.JudgeConfig`): ``api_base``,
@@ -329,6 +392,7 @@ def create_answer_similarity_scorer(
             "extra_info_penalty": extra_info_penalty,
             "scale": scale,
             "prompts": prompts,
+            "offline_settings": offline_settings,
         },
         options,
         scorer="answer-similarity",

@@ -9,6 +9,10 @@
    without a verdict counts as not answered, extra verdicts are dropped); score =
    min(alignment, coverage) x scale; no claims or no questions gives 0. Then a reason naming
    the deciding axis, written by the judge or, with ``reason="template"``, without a call.
+
+Under the offline judge each claim and question verdict also names the rule that decided it
+(``rule``: ``supported``, ``changed_number``, ``answered``, ``missing_number``, ...; see
+``OFFLINE_RULES``); a model judge's verdicts carry none.
 """
 
 from __future__ import annotations
@@ -24,7 +28,8 @@ from ..judge import Judge, JudgeConfig
 from ..messages import input_text
 from ._base import check_scale, judge_for, merge_options
 from ._judged import JudgedScorer, align_entries, verdict_lines
-from ._offline import SummarizationOfflineSettings, judge_coverage, judge_source
+from ._offline import SummarizationOfflineSettings, check_rules, judge_coverage, judge_source
+from ._prompts import json_object
 from ._reasons import summarization_reason
 from ._steps import Sample, Score, Step, StepContext, significant, two_decimals
 from ._summarization_prompts import (
@@ -45,6 +50,11 @@ ReasonMode = Literal["model", "template"]
 _NO_VERDICT = "no verdict was returned for this question, so it counts as not answered"
 
 
+def _with_rule(verdict: Mapping[str, Any], shown: dict[str, Any]) -> dict[str, Any]:
+    """A verdict as the results show it, with the offline rule that decided it, if any."""
+    return {**shown, "rule": str(verdict["rule"])} if "rule" in verdict else shown
+
+
 def align_verdicts(
     questions: Sequence[str], verdicts: Sequence[Mapping[str, Any]]
 ) -> list[dict[str, Any]]:
@@ -52,11 +62,14 @@ def align_verdicts(
     return [
         {"question": question, "answered": False, "reason": _NO_VERDICT}
         if verdict is None
-        else {
-            "question": question,
-            "answered": bool(verdict.get("answered")),
-            "reason": str(verdict.get("reason", "")),
-        }
+        else _with_rule(
+            verdict,
+            {
+                "question": question,
+                "answered": bool(verdict.get("answered")),
+                "reason": str(verdict.get("reason", "")),
+            },
+        )
         for question, verdict in zip(
             questions, align_entries(questions, verdicts, "question"), strict=True
         )
@@ -116,7 +129,6 @@ SOURCE_JUDGEMENT_STEP = Step(
     name="source_judgement",
     prompt=SOURCE_JUDGEMENT,
     schema=SOURCE_JUDGEMENT_SCHEMA,
-    offline=judge_source,
     description="step 1, sees source and summary: claim verdicts and questions from the source",
 )
 #: Step 2, never sees the source: each question answered from the summary alone.
@@ -124,7 +136,6 @@ COVERAGE_STEP = Step(
     name="coverage",
     prompt=COVERAGE,
     schema=COVERAGE_SCHEMA,
-    offline=judge_coverage,
     inputs=_coverage_inputs,
     description="step 2, never sees the source: each question answered from the summary alone",
 )
@@ -149,18 +160,43 @@ REASON_STEP = Step(
 OfflineSettings = Mapping[str, Any] | SummarizationOfflineSettings | None
 
 
-def _steps_with(settings: SummarizationOfflineSettings) -> tuple[Step, Step]:
-    """The two judge steps, their offline answers using ``settings``."""
-    if settings == SummarizationOfflineSettings():
-        return SOURCE_JUDGEMENT_STEP, COVERAGE_STEP
+def _naming_rules(schema: Mapping[str, Any], key: str) -> dict[str, Any]:
+    """A reply schema whose ``key`` entries also name the offline rule that decided each."""
+    items = schema["properties"][key]["items"]
+    entries = {
+        **schema["properties"][key],
+        "items": json_object({**items["properties"], "rule": {"type": "string"}}),
+    }
+    return {**schema, "properties": {**schema["properties"], key: entries}}
+
+
+def _offline_steps(settings: SummarizationOfflineSettings) -> tuple[Step, Step]:
+    """The two judge steps as the offline judge answers them, with ``settings``; their replies
+    also name each verdict's rule (a model's schema asks for none)."""
     return (
         dataclasses.replace(
-            SOURCE_JUDGEMENT_STEP, offline=functools.partial(judge_source, settings=settings)
+            SOURCE_JUDGEMENT_STEP,
+            schema=_naming_rules(SOURCE_JUDGEMENT_SCHEMA, "claims"),
+            offline=functools.partial(judge_source, settings=settings),
         ),
         dataclasses.replace(
-            COVERAGE_STEP, offline=functools.partial(judge_coverage, settings=settings)
+            COVERAGE_STEP,
+            schema=_naming_rules(COVERAGE_SCHEMA, "verdicts"),
+            offline=functools.partial(judge_coverage, settings=settings),
         ),
     )
+
+
+_DEFAULT_OFFLINE_STEPS = _offline_steps(SummarizationOfflineSettings())
+
+
+def _steps_with(settings: SummarizationOfflineSettings, offline: bool) -> tuple[Step, Step]:
+    """The two judge steps: a model's, or the offline judge's with ``settings``."""
+    if not offline:
+        return SOURCE_JUDGEMENT_STEP, COVERAGE_STEP
+    if settings == SummarizationOfflineSettings():
+        return _DEFAULT_OFFLINE_STEPS
+    return _offline_steps(settings)
 
 
 class SummarizationScorer(JudgedScorer):
@@ -209,10 +245,12 @@ class SummarizationScorer(JudgedScorer):
         self.max_questions = max_questions
         self.scale = check_scale(scale)
         self.reason_mode: ReasonMode = reason
-        self.offline_settings = SummarizationOfflineSettings.from_mapping(offline_settings)
+        self.offline_settings = check_rules(
+            SummarizationOfflineSettings.from_mapping(offline_settings)
+        )
         super().__init__(
             id="summarization",
-            steps=_steps_with(self.offline_settings),
+            steps=_steps_with(self.offline_settings, judge.offline),
             score=self.score_replies,
             judge=judge,
             reason=REASON_STEP if reason == "model" else _template_reason,
@@ -251,12 +289,14 @@ class SummarizationScorer(JudgedScorer):
             if isinstance(settings, SummarizationOfflineSettings)
             else dict(settings)
         )
-        merged = SummarizationOfflineSettings.from_mapping(
-            {**dataclasses.asdict(self.offline_settings), **given}
+        merged = check_rules(
+            SummarizationOfflineSettings.from_mapping(
+                {**dataclasses.asdict(self.offline_settings), **given}
+            )
         )
         clone = copy.copy(self)
         clone.offline_settings = merged
-        clone.steps = _steps_with(merged)
+        clone.steps = _steps_with(merged, offline=True)
         return clone
 
     def _source_text(self, item: Sample) -> str:
@@ -310,11 +350,14 @@ class SummarizationScorer(JudgedScorer):
     def score_replies(self, context: StepContext) -> Score:
         """Alignment and coverage from the two steps' replies; the lower one, scaled."""
         claims: list[dict[str, Any]] = [
-            {
-                "claim": str(claim.get("claim", "")),
-                "supported": bool(claim.get("supported")),
-                "reason": str(claim.get("reason", "")),
-            }
+            _with_rule(
+                claim,
+                {
+                    "claim": str(claim.get("claim", "")),
+                    "supported": bool(claim.get("supported")),
+                    "reason": str(claim.get("reason", "")),
+                },
+            )
             for claim in context.replies["source_judgement"]["claims"]
         ]
         questions = _questions(context)
@@ -373,7 +416,8 @@ def create_summarization_scorer(
             ``reason``, ``system``); see ``scorer.prompts`` for the ones in use.
         offline_settings: Settings of the offline judge, by name (``claim_support``,
             ``answer_share``, ...; see :class:`~evaltoolkit.SummarizationOfflineSettings` for
-            each one's range); only with the offline judge.
+            each one's range), and ``disabled_rules``, rules switched off by name; only with
+            the offline judge.
         options: Reference-style options (``source``, ``sourceExtractor``, ``maxQuestions``,
             ``scale``); its entries win over the keyword arguments.
         **judge_options: Judge options (see :class:`~evaltoolkit.JudgeConfig`): ``api_base``,

@@ -45,21 +45,23 @@ def _verdict_table(
     empty: str,
     css_class: str,
 ) -> Markup:
-    """A heading and one row per judged entry: its text, a verdict badge and the reason."""
+    """A heading and one row per judged entry: its text, a verdict badge, the offline rule
+    that decided it (when the judge names one) and the reason."""
     if not entries:
         return join([heading(title), note(empty)])
+    ruled = any("rule" in entry for entry in entries)
     rows = [
         (
             position,
             entry.get(text_key, ""),
             badge(bool(entry.get(flag_key)), *verdicts),
+            *([entry.get("rule", "")] if ruled else []),
             entry.get("reason", ""),
         )
         for position, entry in enumerate(entries, start=1)
     ]
-    return join(
-        [heading(title), table(["#", text_key, "verdict", "reason"], rows, css_class=css_class)]
-    )
+    headers = ["#", text_key, "verdict", *(["rule"] if ruled else []), "reason"]
+    return join([heading(title), table(headers, rows, css_class=css_class)])
 
 
 def claims_section(row: ResultRow) -> Markup:

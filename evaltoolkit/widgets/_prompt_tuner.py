@@ -131,7 +131,8 @@ class PromptTuner(View):
 
     The built-in offline judge ignores prompts; the tuner then says so, and how to switch to
     a model, instead of pretending that edits matter. Where the offline judge has settings
-    (the summarization scorer's), an "offline settings" tab shows one slider per setting over
+    (the summarization and answer-similarity scorers'), an "offline settings" tab shows one
+    slider per setting over
     its range: Run rescores with the changed settings and compares, exactly as for prompts,
     and Export writes them as ``offline_settings={...}``.
 
@@ -219,7 +220,7 @@ class PromptTuner(View):
         self.comparison: pd.DataFrame | None = None
         self.agreement: pd.DataFrame | None = None
         self.exported: dict[str, str] | None = None
-        self.exported_settings: dict[str, float] | None = None
+        self.exported_settings: dict[str, Any] | None = None
         self.task: asyncio.Task[pd.DataFrame] | None = None
 
         self.setting_specs = tuple(scorer.offline_setting_specs) if self.offline else ()
@@ -429,16 +430,19 @@ class PromptTuner(View):
         return exported
 
     @staticmethod
-    def _changed_settings(scorer: JudgedScorer) -> dict[str, float]:
+    def _changed_settings(scorer: JudgedScorer) -> dict[str, Any]:
         settings = getattr(scorer, "offline_settings", None)
         if settings is None:
             return {}
         defaults = type(settings)()
-        return {
+        changed: dict[str, Any] = {
             spec.name: getattr(settings, spec.name)
             for spec in scorer.offline_setting_specs
             if getattr(settings, spec.name) != getattr(defaults, spec.name)
         }
+        if getattr(settings, "disabled_rules", None):  # rules switched off go with the export
+            changed["disabled_rules"] = sorted(settings.disabled_rules)
+        return changed
 
     def run(self) -> asyncio.Task[pd.DataFrame] | None:
         """Start a run, as the Run button does.

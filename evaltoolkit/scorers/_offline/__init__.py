@@ -9,23 +9,43 @@ function answers one structured step an LLM judge would answer, in the same shap
 - :func:`judge_coverage` (summarization step 2): whether the summary alone answers each
   question "yes" (the reason quotes where). It never sees the source.
 - :class:`SummarizationOfflineSettings`: the summarization judge's six tuned settings, which
-  both functions take as ``settings=``; texts over ``MAX_SOURCE_CHARS`` / ``MAX_SUMMARY_CHARS``
-  raise :class:`~evaltoolkit.errors.InputError`.
+  both functions take as ``settings=``, and the rules switched off (``disabled_rules``); texts
+  over ``MAX_SOURCE_CHARS`` / ``MAX_SUMMARY_CHARS`` raise
+  :class:`~evaltoolkit.errors.InputError`.
+- :data:`OFFLINE_RULES`: the named rules of the claim and question verdicts (each verdict's
+  ``rule`` field names one), an :class:`OfflineRule` each.
 - :func:`extract_units` and :func:`analyze_units` (answer similarity): the semantic units of an
   output and a ground truth, and how each ground-truth unit is matched (exact, semantic,
-  partial, missing), with contradictions and extra information.
+  partial, missing), with contradictions and extra information; the matching thresholds
+  are :class:`AnswerSimilarityOfflineSettings` (``settings=`` of :func:`analyze_units`).
 """
 
 from ._answers import analyze_units, extract_units
-from ._settings import SettingSpec, SummarizationOfflineSettings
-from ._summarization import MAX_SOURCE_CHARS, MAX_SUMMARY_CHARS, judge_coverage, judge_source
+from ._settings import (
+    AnswerSimilarityOfflineSettings,
+    OfflineRule,
+    SettingSpec,
+    SummarizationOfflineSettings,
+)
+from ._summarization import (
+    MAX_SOURCE_CHARS,
+    MAX_SUMMARY_CHARS,
+    OFFLINE_RULES,
+    check_rules,
+    judge_coverage,
+    judge_source,
+)
 
 __all__ = [
     "MAX_SOURCE_CHARS",
     "MAX_SUMMARY_CHARS",
+    "OFFLINE_RULES",
+    "AnswerSimilarityOfflineSettings",
+    "OfflineRule",
     "SettingSpec",
     "SummarizationOfflineSettings",
     "analyze_units",
+    "check_rules",
     "extract_units",
     "judge_coverage",
     "judge_source",

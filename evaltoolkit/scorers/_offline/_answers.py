@@ -26,6 +26,9 @@ a label and is kept, and a unit without words keeps its symbols. A ground-truth 
 - partial when about half of it is there;
 - missing otherwise.
 
+The thresholds behind "nearly all", "near-identical" and "about half" are the
+:class:`AnswerSimilarityOfflineSettings` (``settings=`` of :func:`analyze_units`).
+
 Parenthesised and quoted asides of a ground truth are optional ("585 (HD)" is answered by
 "585"), and a yes/no ground truth is matched by the polarity of the output's first statement.
 A ground-truth unit not matched at least semantically is contradicted when the output puts a
@@ -71,6 +74,7 @@ from ._answer_text import (
     text_tokens,
 )
 from ._answer_words import WordIndex
+from ._settings import AnswerSimilarityOfflineSettings
 from ._text import HEDGES, MONTH_NAMES, Token, split_sentences
 
 __all__ = [
@@ -93,12 +97,6 @@ MatchType = Literal["exact", "semantic", "partial", "missing"]
 #: instead of holding a run for minutes.
 MAX_TEXT_CHARS = 1_500_000
 
-# Shares of a ground-truth unit's content (weighted) found in an output unit.
-SEMANTIC_COVERAGE = 0.8
-PARTIAL_COVERAGE = 0.5
-# rapidfuzz similarities (0-100) between normalised strings.
-SEMANTIC_FUZZ = 88.0
-PARTIAL_FUZZ = 72.0
 # Character similarity is measured for ground-truth units of at most this many characters
 # (normalised), the names and short phrases whose spellings it tells apart; its cost grows with
 # the square of the length, and for a longer unit the share of its words found says more.
@@ -108,9 +106,6 @@ FUZZY_WORD_LENGTH = 5
 FUZZY_WORD_RATIO = 85.0
 # A text of at most this many words, without sentence punctuation inside, is a short answer.
 SHORT_ANSWER_WORDS = 12
-# An output unit is a restatement (not extra information) when this share of its content
-# is already in the question or the ground truth.
-RESTATEMENT_SHARE = 0.6
 
 # A list: items separated by commas or semicolons, the last one introduced by "and" / "or".
 _LIST_RE = re.compile(r"^(?:[^,;]+[,;]\s*)+(?:and|or)\s+[^,;]+$|;", re.IGNORECASE)
@@ -375,7 +370,11 @@ class _Truth:
 
 
 def _match_one(
-    truth: _Truth, output: NormalisedUnit, index: int, spellings: list[Spelling]
+    truth: _Truth,
+    output: NormalisedUnit,
+    index: int,
+    spellings: list[Spelling],
+    settings: AnswerSimilarityOfflineSettings,
 ) -> _Match:
     """Match a ground-truth unit with one output unit or passage.
 
@@ -407,10 +406,12 @@ def _match_one(
         first, last = spellings[len(truth.key) :]
         short_name = first.in_unit(output) and not last.stems.isdisjoint(output.stem_set)
     if numbers_agree and (
-        coverage >= SEMANTIC_COVERAGE or fuzz_score >= SEMANTIC_FUZZ or short_name
+        coverage >= settings.semantic_coverage or fuzz_score >= settings.semantic_fuzz or short_name
     ):
         return _Match("semantic", index, coverage, fuzz_score)
-    if coverage >= PARTIAL_COVERAGE or (numbers_agree and fuzz_score >= PARTIAL_FUZZ):
+    if coverage >= settings.partial_coverage or (
+        numbers_agree and fuzz_score >= settings.partial_fuzz
+    ):
         return _Match("partial", index, coverage, fuzz_score)
     return _Match("missing", None, coverage, fuzz_score)
 
@@ -434,7 +435,9 @@ def _truth_variants(unit: str) -> list[_Truth]:
     return [_Truth.of(variant) for variant in variants]
 
 
-def _best_match(unit: str, outputs: OutputIndex) -> _Match:
+def _best_match(
+    unit: str, outputs: OutputIndex, settings: AnswerSimilarityOfflineSettings
+) -> _Match:
     best = _MISSING
     for truth in _truth_variants(unit):
         spellings = [outputs.spelling(token) for token in truth.key]
@@ -442,7 +445,7 @@ def _best_match(unit: str, outputs: OutputIndex) -> _Match:
             spellings += [outputs.spelling(truth.name[0]), outputs.spelling(truth.name[-1])]
         candidates = outputs.candidates(truth.key, truth.weights)
         for index in candidates.indexes:
-            match = _match_one(truth, outputs.units[index], index, spellings)
+            match = _match_one(truth, outputs.units[index], index, spellings, settings)
             if match.rank > best.rank:
                 best = match
             if best.kind == "exact":
@@ -451,7 +454,7 @@ def _best_match(unit: str, outputs: OutputIndex) -> _Match:
             # The answer may straddle two units ("... on July 25," / "2017").
             centre = best.output_index if best.output_index is not None else candidates.best
             first, passage = outputs.passage(centre)
-            joined = _match_one(truth, passage, first, spellings)
+            joined = _match_one(truth, passage, first, spellings, settings)
             if _RANK[joined.kind] > _RANK[best.kind]:
                 index = best.output_index if best.output_index is not None else first
                 best = _Match(joined.kind, index, joined.coverage, joined.fuzz_score)
@@ -490,9 +493,14 @@ class _Conflicts:
     """
 
     def __init__(
-        self, outputs: list[NormalisedUnit], asked: NormalisedUnit, short_output: bool
+        self,
+        outputs: list[NormalisedUnit],
+        asked: NormalisedUnit,
+        short_output: bool,
+        partial_fuzz: float,
     ) -> None:
         self._outputs = outputs
+        self._partial_fuzz = partial_fuzz
         self._asked_stems = frozenset(asked.stems)
         self._short_output = short_output
         self._all_values: frozenset[str] = frozenset().union(*(o.number_set for o in outputs))
@@ -520,14 +528,14 @@ class _Conflicts:
                 return self._first[kind]
         if self._short_output and not truth_values & self._all_values:
             for index, output in enumerate(self._outputs):
-                names = _conflicting_name(truth, output, self._asked_stems)
+                names = _conflicting_name(truth, output, self._asked_stems, self._partial_fuzz)
                 if names:
                     return index, names
         return None
 
 
 def _conflicting_name(
-    truth: NormalisedUnit, output: NormalisedUnit, asked_stems: frozenset[str]
+    truth: NormalisedUnit, output: NormalisedUnit, asked_stems: frozenset[str], partial_fuzz: float
 ) -> list[str]:
     """For a short output answer: a different name where the ground truth is a name.
 
@@ -544,7 +552,7 @@ def _conflicting_name(
     truth_stems = {t.stem for t in truth.key_tokens}
     if any(t.stem in truth_stems for t in output_key):
         return []
-    if fuzz.ratio(truth.flat, output.flat) >= PARTIAL_FUZZ:
+    if fuzz.ratio(truth.flat, output.flat) >= partial_fuzz:
         return []
     return [" ".join(t.surface for t in output_names)]
 
@@ -554,6 +562,7 @@ def analyze_units(
     ground_truth_units: list[str],
     *,
     question: str | None = None,
+    settings: AnswerSimilarityOfflineSettings | None = None,
 ) -> dict[str, Any]:
     """Match each ground-truth unit with the output; list contradictions and extra information.
 
@@ -562,6 +571,7 @@ def analyze_units(
         ground_truth_units: The ground truth's semantic units.
         question: The question, if any: values and words it already states are neither
             contradictions nor extra information.
+        settings: The matching thresholds (None: the defaults).
 
     Returns:
         ``{"matches": [...], "contradictions": [...], "extra_info": [...]}`` with one match
@@ -582,7 +592,8 @@ def analyze_units(
     outputs = [NormalisedUnit.of(unit) for unit in output_units]
     index = OutputIndex(output_units, outputs, _words_match)
     asked = NormalisedUnit.of(question or "")
-    conflicts = _Conflicts(outputs, asked, _is_short(" ".join(output_units)))
+    settings = settings or AnswerSimilarityOfflineSettings()
+    conflicts = _Conflicts(outputs, asked, _is_short(" ".join(output_units)), settings.partial_fuzz)
     matches: list[dict[str, Any]] = []
     contradictions: list[dict[str, Any]] = []
     used: set[int] = set()
@@ -594,7 +605,7 @@ def analyze_units(
         match = (
             _Match("exact", identical, 1.0, 100.0)
             if identical is not None
-            else _polar_match(unit, outputs) or _best_match(unit, index)
+            else _polar_match(unit, outputs) or _best_match(unit, index, settings)
         )
         output_unit = output_units[match.output_index] if match.output_index is not None else None
         if match.output_index is not None:
@@ -626,17 +637,17 @@ def analyze_units(
     extra = [
         output_units[position]
         for position, output in enumerate(outputs)
-        if position not in used and _adds_information(output, known)
+        if position not in used and _adds_information(output, known, settings.restatement_share)
     ]
     return {"matches": matches, "contradictions": contradictions, "extra_info": extra}
 
 
-def _adds_information(output: NormalisedUnit, known: set[str]) -> bool:
+def _adds_information(output: NormalisedUnit, known: set[str], restatement_share: float) -> bool:
     content = [t.stem for t in output.key_tokens]
     if not content:
         return False
     new = sum(stem not in known for stem in content)
-    return new / len(content) > 1.0 - RESTATEMENT_SHARE
+    return new / len(content) > 1.0 - restatement_share
 
 
 def _explain(match: _Match, truth: str, output_unit: str | None) -> str:

@@ -17,65 +17,40 @@ interleaved: "The festival opened in York on Friday" from "The festival opened o
 stage will open in York"), and the claim's first verb keeps the subject its sentence gives it
 ("Tom Becker won" from "Maria Lopez won ... Tom Becker conceded").
 
-A claim is supported when nothing below contradicts it and either the evidence states at least
-``settings.claim_support`` of its weight, or the claim is a paraphrase of the evidence: it keeps
-every name, number and noun and changes at most one verb or adverb for a new word ("started"
-for "founded"; a word of the evidence used twice, "increasingly increasingly", is no change).
-Contradictions, each decisive and each quoted in the reason:
+A claim is supported (rule ``supported``) when nothing below contradicts it and the evidence
+states at least ``settings.claim_support`` of its weight, or (``paraphrase``) it keeps every
+name, number and noun of the evidence and changes at most one verb or adverb for a new word
+("started" for "founded"; a word of the evidence used twice is no change); else it is
+unsupported by ``low_support``. The contradictions are the other rules of :data:`CLAIM_RULES`,
+checked in its order, each quoted in the reason; the first that finds one names the verdict
+(each check's docstring gives its cases):
 
-- a number or date the document never gives, or one the evidence does not give, or one that
-  counts something else there ("12,000 people" where it says "12,000 robots"; a number set
-  off by commas counts for the word before it, as an age does: "the victim, 29," where it
-  says "the victim, now 38, ... by Andrew Hutchinson, 29,"), or a day of the week it gives
-  for another event ("hanged on Wednesday" where it says "hanged on Thursday, but an official
-  confirmed on Wednesday"), or a span of
-  time that differs ("a week" where it says "48 hours"; "two days" for "48 hours" is the same
-  span);
-- a capitalised name the document never mentions;
-- a negation that the claim and the clause of the evidence restating it disagree on (a
-  negation in the source bears on the claim's words within ``NEGATION_SCOPE`` words of them
-  and with no comma between: "a lot of attention, not all of it good" does not negate the
-  attention), or one
-  next to the claim's verb in a clause elsewhere that restates the whole claim ("has erupted"
-  where the source says "an eruption is not certain");
-- a comparison the evidence does not make ("larger than");
-- two words the claim puts side by side that a source sentence has apart, in other phrases:
-  more than ``settings.phrase_gap`` words between two names, nouns or numbers, more than
-  ``settings.verb_gap`` next to a verb or adverb, or a verb's neighbours on the other side
-  ("Seven games involving Nimes were arrested" from "Seven games involving Nimes were
-  investigated after Conrad was arrested"; "Swansea beat the Foxes" from "The Foxes beat
-  Swansea"; a passive, "was raised" or "led by", may swap the sides). Words of an aside set
-  off by commas between them do not count, and two words the source never has in one
-  sentence are not checked (a claim may fuse two sentences). Where the claim copies the
-  sentence on both sides of the two words (two words or more each) and splices the copies,
-  the sentence must have no verb between them in one comma-delimited part ("Seven games
-  involving Nimes were | arrested last November" from "... were investigated after Conrad was
-  arrested last November"); dropping modifiers ("compete [at the relay championship] on May
-  2") and moving an aside stay supported;
-- a verb whose doer and undergoer the claim swaps, read in either voice: the words before an
-  active verb act on those after it, the words before a passive one ("was founded", "capped
-  ... by") undergo it and those after its "by" act ("John Smith was founded by the company"
-  from "The company was founded in 1995 by John Smith"; "John Smith founded the company" is
-  the same fact). A passive without its doer is checked too: "Her husband was found" from
-  "Her husband found the infant", where the verb's object follows it after "the", "a" or
-  the like (a participle after a noun, "colonies kept near meadows", is not an active verb);
-- a subject the claim gives a verb that the source gives it otherwise: a pronoun where the
-  source names the subject and its own use of the pronoun comes before that name, so refers
-  to someone else ("they are being driven away" from "they claim customers are being driven
-  away"); an infinitive where the source gives the verb a subject of its own right after the
-  verb it follows ("hoping to stay away" from "hoping the clouds stay away"); a claim opening
-  with a word and an auxiliary that the source has only after a preposition or as an owner
-  ("EU will be forced" from "Foreigners from outside the EU will be forced"; "Chelsea has been
-  named" from "Chelsea's Izzy Brown has been named"); one of two words joined by
-  "and" where the source joins the other to another word and has the claim's word elsewhere
-  ("Roma and Everton have asked" from "interest from Roma while Tottenham and Everton have
-  asked");
-- "by", which names the doer, where the source has another preposition between the same two
-  words, or the reverse ("captured by 1,500 frames per second" for "captured at ..."); "from"
-  and times ("by Wednesday") name no doer;
-- a form of "be" the claim copies between the same two words as the source in the other
-  tense ("Jean Bourdain, is one of them" for "was"), unless the claim reports what someone
-  said (reported speech shifts tenses).
+- ``absent_number``, ``number_elsewhere``, ``changed_number``, ``changed_day``,
+  ``changed_duration``: a number or date the document never gives, or the evidence does not
+  give, or gives for something else ("12,000 people" where it says "12,000 robots"; an age set
+  off by commas counts for the word before it), a weekday of another event, a span of time
+  that differs ("a week" for "48 hours"; "two days" is the same span);
+- ``absent_name``: a capitalised name the document never mentions;
+- ``added_comparison``: a comparison ("larger than") the evidence does not make;
+- ``flipped_negation``: a negation the claim and its restating source clause disagree on
+  (within ``NEGATION_SCOPE`` words, no comma between), or one next to the claim's verb
+  elsewhere ("has erupted" where the source says "an eruption is not certain");
+- ``joined_apart``: two words side by side that a source sentence has more than
+  ``settings.phrase_gap`` (names, nouns, numbers) or ``settings.verb_gap`` (next to a verb or
+  adverb) words apart, or on the other side of a verb ("Swansea beat the Foxes"); a splice of
+  two verbatim copies may have no verb between the joined words ("Seven games involving Nimes
+  were | arrested" from "... were investigated after Conrad was arrested");
+- ``swapped_roles``: a verb's doer and undergoer swapped, read in either voice ("John Smith
+  was founded by the company"; "Her husband was found" from "Her husband found the infant");
+- ``pronoun_for_another``, ``lost_subject``, ``object_as_subject``, ``swapped_conjunct``: a
+  subject the source gives the verb otherwise ("they are being driven away" from "they claim
+  customers are being driven away"; "hoping to stay away" from "hoping the clouds stay away";
+  "EU will be forced" from "Foreigners from outside the EU will be forced"; "Roma and Everton
+  have asked" from "Roma while Tottenham and Everton have asked");
+- ``changed_agent``: "by", which names the doer, for another preposition or the reverse
+  ("captured by 1,500 frames per second" for "captured at ...");
+- ``changed_tense``: "is" for the source's "was" between the same two words, outside
+  reported speech.
 
 Cost: the evidence is looked for among the sentences that share the claim's most specific
 words, at most ``EVIDENCE_CANDIDATES`` of them, and each check reads at most
@@ -88,7 +63,7 @@ import math
 import re
 from dataclasses import dataclass
 from itertools import islice, pairwise
-from typing import Any
+from typing import Any, NamedTuple
 
 from ._document import (
     ASIDE_BREAK_RE,
@@ -103,7 +78,7 @@ from ._document import (
 )
 from ._facts import REPORTING_VERBS
 from ._memo import memoized_property
-from ._settings import SummarizationOfflineSettings
+from ._settings import OfflineRule, SummarizationOfflineSettings
 from ._text import (
     AUXILIARIES,
     MONTH_NAMES,
@@ -202,6 +177,15 @@ class _Evidence:
         return frozenset(span.hours for span in _durations(self.unit))
 
 
+class _Case(NamedTuple):
+    """What a claim check reads: the claim, its evidence, the document and the settings."""
+
+    claim: TextUnit
+    evidence: _Evidence
+    document: SourceDocument
+    settings: SummarizationOfflineSettings
+
+
 def split_claims(summary: str) -> list[str]:
     """Split a summary into atomic claims: sentences, and clauses where sentences join facts.
 
@@ -263,7 +247,7 @@ def _fuses(claim: TextUnit, words: list[_ClaimWord], before: TextUnit, after: Te
     from one sentence must not be interleaved with the other's ("The festival opened in York
     on Friday" mixes "The festival opened on Friday" with "A stage will open in York").
     Numbers, dates and the units after numbers are checked on their own (see
-    :func:`_value_problems`).
+    the number rules of :data:`CLAIM_RULES`).
     """
     # For each name, number or noun that only one of the sentences has: whether it is the
     # first's, and whether it is a number.
@@ -431,8 +415,9 @@ def _restating_clauses(
     return found
 
 
-def _negation_flip(claim: TextUnit, evidence: _Evidence, document: SourceDocument) -> str | None:
+def _negation_flip(case: _Case) -> str | None:
     """Describe a negation that the claim and the source clause it restates disagree on."""
+    claim, evidence, document = case.claim, case.evidence, case.document
     negated = is_negated(claim)
     restating = _restating_clauses(claim, evidence.unit, evidence.context, NEGATION_CLAUSE_OVERLAP)
     if restating:
@@ -501,9 +486,7 @@ def _negates_predicate(clause: TextUnit, predicates: set[str]) -> bool:
     )
 
 
-def _joined_apart(
-    claim: TextUnit, document: SourceDocument, settings: SummarizationOfflineSettings
-) -> str | None:
+def _joined_apart(case: _Case) -> str | None:
     """Two words the claim puts side by side that a source sentence has apart.
 
     Names, nouns and numbers may swap places within the gap ("a 4 percent pay rise", "a pay
@@ -518,6 +501,7 @@ def _joined_apart(
     led by X, followed 120 colonies": "a study of 120 colonies led by X"), and the gaps alone
     apply.
     """
+    claim, document, settings = case.claim, case.document, case.settings
     tokens = claim.tokens
     words = [(position, token) for position, token in enumerate(tokens) if token.is_content]
     claim_passive = dict(zip((position for position, _ in words), claim.passive, strict=True))
@@ -651,9 +635,10 @@ def _objects(unit: TextUnit, verb: str) -> list[tuple[frozenset[str], frozenset[
     return [(a, p) for a, p in _roles(unit, verb, uses) if a and p]
 
 
-def _swapped_roles(claim: TextUnit, evidence: TextUnit) -> str | None:
+def _swapped_roles(case: _Case) -> str | None:
     """A verb whose doer and undergoer the claim swaps, in either voice: "John Smith was
     founded by the company" from "The company was founded by John Smith"."""
+    claim, evidence = case.claim, case.evidence.unit
     for verb in sorted({claim.tokens[p].stem for p in claim.light_positions}):
         if verb not in evidence.stems:
             continue
@@ -680,11 +665,12 @@ def _swapped_roles(claim: TextUnit, evidence: TextUnit) -> str | None:
     return None
 
 
-def _pronoun_for_another(claim: TextUnit, evidence: TextUnit) -> str | None:
+def _pronoun_for_another(case: _Case) -> str | None:
     """A pronoun the claim makes the subject of a verb whose subject the source names, where
     the source's own use of that pronoun comes before the name and so refers to someone else:
     "They claim they are being driven away" from "they claim customers are being driven
     away" ("her son would be eligible when he is five": "he" after "son" may be the son)."""
+    claim, evidence = case.claim, case.evidence.unit
     tokens, light = claim.tokens, claim.light_positions
     source, source_light = evidence.tokens, evidence.light_positions
     pronouns = {token.norm for token in source if token.norm in _SUBJECT_PRONOUNS}
@@ -716,11 +702,12 @@ def _pronoun_for_another(claim: TextUnit, evidence: TextUnit) -> str | None:
     return None
 
 
-def _changed_tense(claim: TextUnit, evidence: TextUnit, document: SourceDocument) -> str | None:
+def _changed_tense(case: _Case) -> str | None:
     """A form of "be" the claim copies between the same two words as the source but in the
     other tense: "Jean Bourdain, is one of them" where the source says "Jean Bourdain, was
     one of them". Reported speech may shift its tense ("says the police are" for "said the
     police were"), so a claim that reports what someone said is not checked."""
+    claim, evidence, document = case.claim, case.evidence.unit, case.document
     tokens, source = claim.tokens, evidence.tokens
     for index in range(1, len(tokens) - 1):
         word = tokens[index].norm
@@ -751,10 +738,11 @@ def _changed_tense(claim: TextUnit, evidence: TextUnit, document: SourceDocument
     return None
 
 
-def _lost_subject(claim: TextUnit, evidence: TextUnit) -> str | None:
+def _lost_subject(case: _Case) -> str | None:
     """An infinitive the claim gives its clause's subject where the source gives that verb a
     subject of its own, right after the verb the infinitive follows: "Visitors will be hoping
     to stay away" from "Visitors will be hoping the clouds stay away"."""
+    claim, evidence = case.claim, case.evidence.unit
     tokens, light = claim.tokens, claim.light_positions
     source, source_light = evidence.tokens, evidence.light_positions
     for index in range(1, len(tokens) - 1):
@@ -793,10 +781,11 @@ def _lost_subject(claim: TextUnit, evidence: TextUnit) -> str | None:
     return None
 
 
-def _swapped_conjunct(claim: TextUnit, evidence: TextUnit) -> str | None:
+def _swapped_conjunct(case: _Case) -> str | None:
     """A word the claim joins with "and" to a word the source joins with another, where the
     source has the claim's word elsewhere: "Roma and Everton have asked" from "interest from
     Roma while Tottenham and Everton have asked"."""
+    claim, evidence = case.claim, case.evidence.unit
     tokens, source = claim.tokens, evidence.tokens
     for index in range(1, len(tokens) - 1):
         first, second = tokens[index - 1], tokens[index + 1]
@@ -823,12 +812,13 @@ def _swapped_conjunct(claim: TextUnit, evidence: TextUnit) -> str | None:
     return None
 
 
-def _object_as_subject(claim: TextUnit, evidence: TextUnit) -> str | None:
+def _object_as_subject(case: _Case) -> str | None:
     """A claim opening with a word and an auxiliary ("The EU will") that the source has only
     after a preposition, or only as the owner of something ("Chelsea's Izzy Brown"), so that
     what follows is said of something else: "EU will be forced to provide" from "Foreigners
     from outside the EU will be forced to provide"; "Chelsea has been named" from "Chelsea's
     Izzy Brown has been named"."""
+    claim, evidence = case.claim, case.evidence.unit
     tokens, source = claim.tokens, evidence.tokens
     first = 0
     while first < len(tokens) and tokens[first].norm in _DETERMINERS:
@@ -871,12 +861,13 @@ def _is_owner(unit: TextUnit, token: Token) -> bool:
     )
 
 
-def _changed_agent(claim: TextUnit, evidence: TextUnit) -> str | None:
+def _changed_agent(case: _Case) -> str | None:
     """A preposition the claim changes to or from "by", which names who does something,
     between the same two words: "captured by 1,500 frames per second" where the source says
     "captured at 1,500 frames per second"; "valued for the Palermo president" where it says
     "valued by the Palermo president". "From" ("a performance from Madonna") and a time
     ("by Wednesday") name no other role."""
+    claim, evidence = case.claim, case.evidence.unit
     tokens, source = claim.tokens, evidence.tokens
     for index in range(1, len(tokens) - 1):
         word, preposition = tokens[index - 1], tokens[index]
@@ -924,8 +915,9 @@ def _sentences_with_both(first: str, second: str, document: SourceDocument) -> l
     return list(islice(both, SENTENCES_PER_CHECK))
 
 
-def _comparison_problem(claim: TextUnit, evidence: _Evidence) -> str | None:
+def _comparison_problem(case: _Case) -> str | None:
     """A comparison the claim makes ("larger than") that the evidence does not."""
+    claim, evidence = case.claim, case.evidence
     tokens = claim.tokens
     for index in range(len(tokens) - 1):
         compared = tokens[index]
@@ -977,8 +969,9 @@ def _appositive_head(unit: TextUnit, index: int) -> str | None:
     return head.stem
 
 
-def _swapped_numbers(claim: TextUnit, evidence: TextUnit) -> list[str]:
+def _swapped_numbers(case: _Case) -> list[str]:
     """Numbers the source gives for something else: "12,000 people" for "4,000 people"."""
+    claim, evidence = case.claim, case.evidence.unit
     problems: list[str] = []
     evidence_slots = _number_slots(evidence)
     for number, words in sorted(_number_slots(claim).items()):
@@ -1013,9 +1006,10 @@ def _day_slots(unit: TextUnit) -> dict[str, set[str]]:
     return slots
 
 
-def _swapped_days(claim: TextUnit, evidence: TextUnit) -> list[str]:
+def _swapped_days(case: _Case) -> list[str]:
     """Days the source gives for another event: "hanged on Wednesday" where it says "hanged
     on Thursday, but an official confirmed on Wednesday"."""
+    claim, evidence = case.claim, case.evidence.unit
     given = _day_slots(evidence)
     return [
         f"the source gives {' or '.join(sorted(given[timed]))} there, not {day}"
@@ -1077,46 +1071,107 @@ def _same_spans(claim: TextUnit, sentence: TextUnit) -> frozenset[int]:
     )
 
 
-def _value_problems(claim: TextUnit, evidence: _Evidence, document: SourceDocument) -> list[str]:
-    """Numbers, dates and durations of the claim that the source does not give as stated."""
-    sentence_spans = _durations(evidence.unit)
-    claim_spans = _durations(claim)
-    # "two days" for "48 hours": the same span in other units, so its number need not match.
-    converted = {span.value for span in claim_spans if span.hours in evidence.hours}
-    values = sorted(value for value in claim.values if value not in converted)
-    absent = [value for value in values if value not in document.values]
-    if absent:
-        return ["the source never gives " + _written(claim, absent)]
-    elsewhere = [value for value in values if value not in evidence.unit.values]
-    if elsewhere:
-        given = evidence.unit.values
-        where = f"; there it says {_written(evidence.unit, given)}" if given else ""
-        return [f"the source gives {_written(claim, elsewhere)} only elsewhere{where}"]
-    return (
-        _swapped_numbers(claim, evidence.unit)
-        + _swapped_days(claim, evidence.unit)
-        + [
-            f'the claim says "{span.written}" where the source says '
-            + ", ".join(f'"{other.written}"' for other in sentence_spans)
-            for span in claim_spans
-            if sentence_spans and span.hours not in evidence.hours
-        ]
-    )
+def _claim_values(case: _Case) -> list[str]:
+    """The claim's numbers and dates, less the spans of time the evidence gives in other
+    units ("two days" for "48 hours": the same span, so its number need not match)."""
+    converted = {span.value for span in _durations(case.claim) if span.hours in case.evidence.hours}
+    return sorted(value for value in case.claim.values if value not in converted)
 
 
-def _absent_names(claim: TextUnit, document: SourceDocument) -> list[str]:
+def _absent_values(case: _Case) -> str | None:
+    absent = [value for value in _claim_values(case) if value not in case.document.values]
+    return "the source never gives " + _written(case.claim, absent) if absent else None
+
+
+def _values_elsewhere(case: _Case) -> str | None:
+    unit = case.evidence.unit
+    elsewhere = [
+        value
+        for value in _claim_values(case)
+        if value in case.document.values and value not in unit.values
+    ]
+    if not elsewhere:
+        return None
+    where = f"; there it says {_written(unit, unit.values)}" if unit.values else ""
+    return f"the source gives {_written(case.claim, elsewhere)} only elsewhere{where}"
+
+
+def _changed_durations(case: _Case) -> list[str]:
+    spans = _durations(case.evidence.unit)
+    return [
+        f'the claim says "{span.written}" where the source says '
+        + ", ".join(f'"{other.written}"' for other in spans)
+        for span in _durations(case.claim)
+        if spans and span.hours not in case.evidence.hours
+    ]
+
+
+def _absent_names(case: _Case) -> str | None:
     """Capitalised words inside the claim that the document never uses."""
-    return list(
-        dict.fromkeys(
-            token.surface
-            for position, token in enumerate(claim.tokens)
-            if position > 0
-            and token.capitalized
-            and token.is_content
-            and not token.is_number
-            and token.stem not in document.all_stems
-        )
+    names = dict.fromkeys(
+        token.surface
+        for position, token in enumerate(case.claim.tokens)
+        if position > 0
+        and token.capitalized
+        and token.is_content
+        and not token.is_number
+        and token.stem not in case.document.all_stems
     )
+    return "the source never mentions " + ", ".join(names) if names else None
+
+
+def _low_support(case: _Case) -> str | None:
+    evidence = case.evidence
+    if evidence.support >= case.settings.claim_support:
+        return None
+    missing = ", ".join(dict.fromkeys(word.surface for word in evidence.missing[:6]))
+    return (
+        f"the closest source sentence states only {evidence.support:.0%} of it "
+        f"(not there: {missing})"
+    )
+
+
+def _is_paraphrase(case: _Case) -> bool:
+    return case.evidence.paraphrase
+
+
+def _rule(name: str, purpose: str, check: Any, outcome: bool = False) -> OfflineRule:
+    return OfflineRule(name, "claim", outcome, purpose, check)
+
+
+#: The named rules of a claim verdict. The contradictions are checked in this order, and the
+#: first that finds one names the verdict (the reason lists all it found); with none, the
+#: claim is ``supported`` when its evidence states ``claim_support`` of it, or is a
+#: ``paraphrase``, else unsupported by ``low_support``.
+CLAIM_RULES: tuple[OfflineRule, ...] = (
+    _rule("supported", "evidence states claim_support of it, nothing contradicts it", None, True),
+    _rule("paraphrase", "keeps every name, number, noun; changes one verb", _is_paraphrase, True),
+    _rule("low_support", "its evidence states less than claim_support of it", _low_support),
+    _rule("no_evidence", "no source sentence shares a content word with it", None),
+    _rule("absent_number", "a number or date the document never gives", _absent_values),
+    _rule("number_elsewhere", "a number the document gives, not the evidence", _values_elsewhere),
+    _rule("changed_number", "a number the evidence gives for something else", _swapped_numbers),
+    _rule("changed_day", "a weekday the evidence gives for another event", _swapped_days),
+    _rule("changed_duration", "a span of time that differs", _changed_durations),
+    _rule("absent_name", "a capitalised name the document never mentions", _absent_names),
+    _rule("added_comparison", "a comparison the evidence does not make", _comparison_problem),
+    _rule("flipped_negation", "a negation the source's restating clause lacks", _negation_flip),
+    _rule("joined_apart", "two words side by side a source sentence keeps apart", _joined_apart),
+    _rule("swapped_roles", "the doer and undergoer of a verb swapped", _swapped_roles),
+    _rule("pronoun_for_another", "a pronoun for a subject the source names", _pronoun_for_another),
+    _rule("changed_tense", "a form of be in the source's other tense", _changed_tense),
+    _rule("lost_subject", "an infinitive for a verb with its own subject", _lost_subject),
+    _rule("swapped_conjunct", "a word joined by and to another partner", _swapped_conjunct),
+    _rule("object_as_subject", "a subject the source has after a preposition", _object_as_subject),
+    _rule("changed_agent", "by for another preposition, or the reverse", _changed_agent),
+)
+_PARAPHRASE, _LOW_SUPPORT = CLAIM_RULES[1:3]
+_CONTRADICTIONS = CLAIM_RULES[4:]
+# A number the document never gives, or gives elsewhere, is reported alone.
+_VALUE_GAPS = frozenset({"absent_number", "number_elsewhere"})
+_AFTER_VALUE_GAPS = {"number_elsewhere": {"absent_number"}} | dict.fromkeys(
+    ("changed_number", "changed_day", "changed_duration"), _VALUE_GAPS
+)
 
 
 def judge_claim(
@@ -1132,15 +1187,17 @@ def judge_claim(
         settings: The judge's settings (None: the defaults).
 
     Returns:
-        ``{"claim", "supported", "reason"}``; the reason quotes the source sentence that
-        supports the claim, or the closest one and what it lacks.
+        ``{"claim", "supported", "reason", "rule"}``; the reason quotes the source sentence
+        that supports the claim, or the closest one and what it lacks; the rule names the
+        entry of :data:`CLAIM_RULES` that decided.
 
     Example:
         >>> source = "The Foxes beat Swansea on Saturday. The crowd was 30,000."
         >>> judge_claim("The Foxes beat Swansea.", source)["supported"]
         True
-        >>> judge_claim("Swansea beat the Foxes.", source)["supported"]
-        False
+        >>> verdict = judge_claim("Swansea beat the Foxes.", source)
+        >>> verdict["supported"], verdict["rule"]
+        (False, 'joined_apart')
     """
     settings = settings or SummarizationOfflineSettings()
     document = analyse_source(source)
@@ -1148,33 +1205,29 @@ def judge_claim(
     evidence = _best_evidence(claim, document)
     if evidence is None:
         reason = "Unsupported: the source has nothing to compare it with."
-        return {"claim": claim_text, "supported": False, "reason": reason}
+        return {"claim": claim_text, "supported": False, "reason": reason, "rule": "no_evidence"}
+    case = _Case(claim, evidence, document, settings)
+    off = settings.disabled_rules
+    problems: list[str] = []
+    fired: list[str] = []
+    for rule in _CONTRADICTIONS:
+        if rule.name in off or _AFTER_VALUE_GAPS.get(rule.name, set()) & set(fired):
+            continue
+        found = rule.check(case)
+        found = [found] if isinstance(found, str) else found or []
+        if found:
+            problems.extend(found)
+            fired.append(rule.name)
+    rule_name = fired[0] if fired else "supported"
+    if not problems and evidence.support < settings.claim_support:
+        if _PARAPHRASE.name not in off and _PARAPHRASE.check(case):
+            rule_name = _PARAPHRASE.name
+        elif _LOW_SUPPORT.name not in off:
+            problems.append(_LOW_SUPPORT.check(case))
+            rule_name = _LOW_SUPPORT.name
     quote = f'"{excerpt(evidence.unit.text)}"'
-    problems = _value_problems(claim, evidence, document)
-    absent_names = _absent_names(claim, document)
-    if absent_names:
-        problems.append("the source never mentions " + ", ".join(absent_names))
-    for problem in (
-        _comparison_problem(claim, evidence),
-        _negation_flip(claim, evidence, document),
-        _joined_apart(claim, document, settings),
-        _swapped_roles(claim, evidence.unit),
-        _pronoun_for_another(claim, evidence.unit),
-        _changed_tense(claim, evidence.unit, document),
-        _lost_subject(claim, evidence.unit),
-        _swapped_conjunct(claim, evidence.unit),
-        _object_as_subject(claim, evidence.unit),
-        _changed_agent(claim, evidence.unit),
-    ):
-        if problem:
-            problems.append(problem)
-    if not problems and not evidence.paraphrase and evidence.support < settings.claim_support:
-        missing = ", ".join(dict.fromkeys(word.surface for word in evidence.missing[:6]))
-        problems.append(
-            f"the closest source sentence states only {evidence.support:.0%} of it "
-            f"(not there: {missing})"
-        )
     if problems:
         reason = "Unsupported: " + "; ".join(problems) + f". Closest source text: {quote}."
-        return {"claim": claim_text, "supported": False, "reason": reason}
-    return {"claim": claim_text, "supported": True, "reason": f"Supported by the source: {quote}."}
+        return {"claim": claim_text, "supported": False, "reason": reason, "rule": rule_name}
+    reason = f"Supported by the source: {quote}."
+    return {"claim": claim_text, "supported": True, "reason": reason, "rule": rule_name}

@@ -35,7 +35,7 @@ from typing import Any
 
 from ._document import TextUnit, analyse_source, detokenize, excerpt
 from ._facts import Fact, sentence_facts
-from ._settings import SummarizationOfflineSettings
+from ._settings import OfflineRule, SummarizationOfflineSettings
 from ._text import Token, clean_clause, split_sentences, tokenize, word_set
 
 # Facts asked about carry at least this many content words.
@@ -258,8 +258,32 @@ def _quote(tokens: list[Token]) -> str:
     return ", ".join(dict.fromkeys(token.surface for token in tokens))
 
 
+def _too_few_words(fact: TextUnit, best: TextUnit | None, share: float, needed: float) -> bool:
+    return best is None or share < needed - 1e-9
+
+
+def _missing_values(fact: TextUnit, best: TextUnit | None, share: float, needed: float) -> bool:
+    return best is not None and bool(fact.values - best.values)
+
+
+#: The named rules of a question verdict: a question is ``answered`` when one or two adjacent
+#: summary sentences hold ``answer_share`` of its fact's content words and every number and
+#: date of it, unless a check below finds otherwise (the first that does names the verdict):
+#: no place holds ``answer_share``, or the place holding the most lacks a number or date.
+QUESTION_RULES: tuple[OfflineRule, ...] = (
+    OfflineRule("answered", "question", True, "one place states the fact", None),
+    OfflineRule("missing_words", "question", False, "no place states answer_share", _too_few_words),
+    OfflineRule(
+        "missing_number", "question", False, "a number or date is missing", _missing_values
+    ),
+)
+
+
 def answer_question(
-    question: str, windows: list[TextUnit], answer_share: float = 0.5
+    question: str,
+    windows: list[TextUnit],
+    answer_share: float = 0.5,
+    disabled_rules: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
     """Decide from a summary's windows alone whether it states a question's fact.
 
@@ -267,15 +291,17 @@ def answer_question(
         question: A closed question that carries its fact.
         windows: The summary's windows of adjacent sentences (see :func:`_windows`).
         answer_share: The share of the fact's content words one window must hold.
+        disabled_rules: Names of :data:`QUESTION_RULES` switched off.
 
     Returns:
-        ``{"question", "answered", "reason"}``; the reason quotes the closest window.
+        ``{"question", "answered", "reason", "rule"}``; the reason quotes the closest window,
+        the rule names the entry of :data:`QUESTION_RULES` that decided.
 
     Example:
         >>> windows = _windows([TextUnit.of("John Smith founded Acme in 1995.")])
         >>> answer_question("Does the text say that Acme was founded in 1995?", windows)[
-        ...     "answered"]
-        True
+        ...     "rule"]
+        'answered'
     """
     fact = TextUnit.of(question_fact(question))
     stems = _fact_stems(fact)
@@ -285,11 +311,18 @@ def answer_question(
         share = sum(1 for stem in stems if stem in window.stems) / len(stems)
         if share > best_share:
             best, best_share = window, share
-    values_missing = sorted(fact.values - best.values) if best is not None else []
+    rule = next(
+        (
+            rule.name
+            for rule in QUESTION_RULES[1:]
+            if rule.name not in disabled_rules and rule.check(fact, best, best_share, answer_share)
+        ),
+        "answered",
+    )
     quote = f'"{excerpt(best.text)}"' if best is not None else "nothing"
-    if best is not None and best_share >= answer_share - 1e-9 and not values_missing:
+    if rule == "answered":
         reason = f"The summary states it ({best_share:.0%} of the fact): {quote}."
-        return {"question": question, "answered": True, "reason": reason}
+        return {"question": question, "answered": True, "reason": reason, "rule": rule}
     found = best.stems if best is not None else frozenset()
     absent = [token for token in fact.tokens if token.stem in stems and token.stem not in found]
     detail = f"missing {_quote(absent)}" if absent else "nothing to look for"
@@ -297,7 +330,7 @@ def answer_question(
         f"The summary does not state it ({best_share:.0%} of the fact in one place; {detail})."
         f" Closest: {quote}."
     )
-    return {"question": question, "answered": False, "reason": reason}
+    return {"question": question, "answered": False, "reason": reason, "rule": rule}
 
 
 def answer_questions(
@@ -319,5 +352,8 @@ def answer_questions(
         True
     """
     windows = _windows([TextUnit.of(sentence) for sentence in split_sentences(summary)])
-    share = (settings or SummarizationOfflineSettings()).answer_share
-    return [answer_question(question, windows, share) for question in questions]
+    settings = settings or SummarizationOfflineSettings()
+    return [
+        answer_question(question, windows, settings.answer_share, settings.disabled_rules)
+        for question in questions
+    ]

@@ -1,9 +1,14 @@
-"""The few settings of the offline summarization judge, named, typed, documented and checked.
+"""The few settings of the offline judge, named, typed, documented and checked, and its rules.
 
 :class:`SummarizationOfflineSettings` holds every constant of the offline summarization judge
 that was chosen by measuring it against human labels; everything else in the judge is a rule
-with no tuned number. Each setting has a valid range, checked on construction, and a
-description; :meth:`SummarizationOfflineSettings.specs` lists them (for sliders or a table).
+with no tuned number. :class:`AnswerSimilarityOfflineSettings` does the same for the offline
+answer-similarity judge's thresholds. Each setting has a valid range, checked on construction,
+and a description; ``specs()`` lists them (for sliders or a table).
+
+The rules are named (:class:`OfflineRule`; the tables are ``CLAIM_RULES`` in ``_claims`` and
+``QUESTION_RULES`` in ``_questions``): each verdict names the rule that decided it, and
+``disabled_rules`` switches rules off by name, to measure what each one contributes.
 
 How the defaults were chosen: by a grid search over the ranges below on all the human-labelled
 dev sets together (SummEval, REALSumm, Rank19, Newsroom), maximising the judge's mean
@@ -15,13 +20,37 @@ from __future__ import annotations
 
 import difflib
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple, Self
 
 from ...errors import ConfigurationError
 
-__all__ = ["SettingSpec", "SummarizationOfflineSettings"]
+__all__ = [
+    "AnswerSimilarityOfflineSettings",
+    "OfflineRule",
+    "SettingSpec",
+    "SummarizationOfflineSettings",
+]
+
+
+class OfflineRule(NamedTuple):
+    """One named rule of the offline summarization judge, as its verdicts name it.
+
+    Attributes:
+        name: The name a verdict's ``rule`` field gives.
+        verdicts: Which verdicts it decides: ``"claim"`` (step 1) or ``"question"`` (step 2).
+        outcome: The verdict it gives: True (supported, answered) or False.
+        purpose: What it checks, in one line.
+        check: The function that applies it; None for the verdict given when no check
+            decides, which cannot be switched off.
+    """
+
+    name: str
+    verdicts: Literal["claim", "question"]
+    outcome: bool
+    purpose: str
+    check: Any
 
 
 class SettingSpec(NamedTuple):
@@ -42,8 +71,114 @@ def _setting(default: float, minimum: float, maximum: float, description: str) -
     )
 
 
+class _OfflineSettings:
+    """What both settings classes share: range checks, :meth:`specs` and :meth:`from_mapping`."""
+
+    def __post_init__(self) -> None:
+        rules: Any = getattr(self, "disabled_rules", ())
+        collection = isinstance(rules, Iterable) and not isinstance(rules, str)
+        names = tuple(rules) if collection else ()
+        if not collection or not all(isinstance(name, str) for name in names):
+            raise ConfigurationError(
+                f"offline setting disabled_rules must be a collection of rule names, got {rules!r}"
+            )
+        if hasattr(self, "disabled_rules"):
+            object.__setattr__(self, "disabled_rules", frozenset(names))
+        for spec in self.specs():
+            value = getattr(self, spec.name)
+            if spec.type is int:
+                if isinstance(value, bool) or not isinstance(value, int):
+                    raise ConfigurationError(
+                        f"offline setting {spec.name} must be an integer from {spec.minimum:g} "
+                        f"to {spec.maximum:g}, got {value!r}"
+                    )
+            elif isinstance(value, bool) or not isinstance(value, int | float):
+                raise ConfigurationError(
+                    f"offline setting {spec.name} must be a number from {spec.minimum:g} to "
+                    f"{spec.maximum:g}, got {value!r}"
+                )
+            if not (math.isfinite(value) and spec.minimum <= value <= spec.maximum):
+                raise ConfigurationError(
+                    f"offline setting {spec.name} must be from {spec.minimum:g} to "
+                    f"{spec.maximum:g}, got {value!r}"
+                )
+            if spec.type is float:
+                object.__setattr__(self, spec.name, float(value))
+
+    @classmethod
+    def specs(cls) -> tuple[SettingSpec, ...]:
+        """List the settings with their types, defaults, ranges and descriptions.
+
+        Returns:
+            One :class:`SettingSpec` per setting, in declaration order.
+
+        Example:
+            >>> [spec.name for spec in SummarizationOfflineSettings.specs()][:2]
+            ['claim_support', 'phrase_gap']
+        """
+        kinds: dict[str, type] = {"float": float, "int": int}
+        specs: list[SettingSpec] = []
+        for item in fields(cls):  # type: ignore[arg-type]
+            if "minimum" not in item.metadata:
+                continue  # disabled_rules: names, not a number
+            kind = kinds[str(item.type)]
+            specs.append(
+                SettingSpec(
+                    name=item.name,
+                    type=kind,
+                    default=kind(item.default),
+                    minimum=item.metadata["minimum"],
+                    maximum=item.metadata["maximum"],
+                    description=item.metadata["description"],
+                )
+            )
+        return tuple(specs)
+
+    @classmethod
+    def from_mapping(cls, values: Mapping[str, Any] | Self | None) -> Self:
+        """Build settings from a mapping of names to values; missing names keep their default.
+
+        Args:
+            values: Setting names and values (or settings, returned as they are, or None for
+                the defaults).
+
+        Returns:
+            The settings.
+
+        Raises:
+            ConfigurationError: An unknown name (with the closest known one), or a value out
+                of its range.
+
+        Example:
+            >>> SummarizationOfflineSettings.from_mapping({"claim_suport": 0.9})
+            Traceback (most recent call last):
+            ...
+            evaltoolkit.errors.ConfigurationError: unknown offline setting 'claim_suport'; \
+did you mean 'claim_support'? Known settings: claim_support, phrase_gap, verb_gap, \
+question_lead_bias, mention_share, answer_share, disabled_rules
+        """
+        if values is None:
+            return cls()
+        if isinstance(values, cls):
+            return values
+        if not isinstance(values, Mapping):
+            raise ConfigurationError(
+                f"offline settings must be a mapping of setting names to values, got "
+                f"{type(values).__name__}"
+            )
+        known = [item.name for item in fields(cls)]  # type: ignore[arg-type]
+        for name in values:
+            if name not in known:
+                close = difflib.get_close_matches(str(name), known, n=1)
+                hint = f"; did you mean {close[0]!r}?" if close else ";"
+                raise ConfigurationError(
+                    f"unknown offline setting {name!r}{hint} Known settings: {', '.join(known)}"
+                )
+        return cls(**dict(values))
+
+
 @dataclass(frozen=True)
-class SummarizationOfflineSettings:
+class SummarizationOfflineSettings(_OfflineSettings):
     """Settings of the offline summarization judge (``judge_source`` and ``judge_coverage``).
 
     Every value is checked against its range on construction.
@@ -66,6 +201,8 @@ class SummarizationOfflineSettings:
         answer_share: Share of a question's fact (names and numbers included, each word
             weighted) that one place of the summary, one or two adjacent sentences, must state
             for the question to count as answered.
+        disabled_rules: Names of rules switched off (see ``OFFLINE_RULES``): each decides
+            no verdict then, as if it were not there. Empty by default.
 
     Example:
         >>> settings = SummarizationOfflineSettings(claim_support=0.8, verb_gap=3)
@@ -117,96 +254,48 @@ class SummarizationOfflineSettings:
         "Share of a question's fact that one or two adjacent summary sentences must state "
         "for the question to count as answered.",
     )
+    disabled_rules: frozenset[str] = frozenset()
 
-    def __post_init__(self) -> None:
-        for spec in self.specs():
-            value = getattr(self, spec.name)
-            if spec.type is int:
-                if isinstance(value, bool) or not isinstance(value, int):
-                    raise ConfigurationError(
-                        f"offline setting {spec.name} must be an integer from {spec.minimum:g} "
-                        f"to {spec.maximum:g}, got {value!r}"
-                    )
-            elif isinstance(value, bool) or not isinstance(value, int | float):
-                raise ConfigurationError(
-                    f"offline setting {spec.name} must be a number from {spec.minimum:g} to "
-                    f"{spec.maximum:g}, got {value!r}"
-                )
-            if not (math.isfinite(value) and spec.minimum <= value <= spec.maximum):
-                raise ConfigurationError(
-                    f"offline setting {spec.name} must be from {spec.minimum:g} to "
-                    f"{spec.maximum:g}, got {value!r}"
-                )
-            if spec.type is float:
-                object.__setattr__(self, spec.name, float(value))
 
-    @classmethod
-    def specs(cls) -> tuple[SettingSpec, ...]:
-        """List the settings with their types, defaults, ranges and descriptions.
+@dataclass(frozen=True)
+class AnswerSimilarityOfflineSettings(_OfflineSettings):
+    """Thresholds of the offline answer-similarity judge (how ``analyze_units`` matches).
 
-        Returns:
-            One :class:`SettingSpec` per setting, in declaration order.
+    A ground-truth unit is matched ``semantic`` when its numbers are all in an output unit and
+    that unit holds ``semantic_coverage`` of its weighted content or is ``semantic_fuzz``
+    similar to it in characters; ``partial`` when it holds ``partial_coverage``, or is
+    ``partial_fuzz`` similar with its numbers; else ``missing``. An output unit that matches
+    nothing is extra information unless ``restatement_share`` of it is in the question or the
+    ground truth. Every value is checked against its range on construction.
 
-        Example:
-            >>> [spec.name for spec in SummarizationOfflineSettings.specs()][:2]
-            ['claim_support', 'phrase_gap']
-        """
-        kinds: dict[str, type] = {"float": float, "int": int}
-        specs: list[SettingSpec] = []
-        for item in fields(cls):
-            kind = kinds[str(item.type)]
-            specs.append(
-                SettingSpec(
-                    name=item.name,
-                    type=kind,
-                    default=kind(item.default),
-                    minimum=item.metadata["minimum"],
-                    maximum=item.metadata["maximum"],
-                    description=item.metadata["description"],
-                )
-            )
-        return tuple(specs)
+    Example:
+        >>> AnswerSimilarityOfflineSettings(semantic_fuzz=95).semantic_fuzz
+        95.0
+        >>> AnswerSimilarityOfflineSettings.from_mapping({"partial_coverage": 0.4})
+        ... # doctest: +ELLIPSIS
+        AnswerSimilarityOfflineSettings(semantic_coverage=0.8, partial_coverage=0.4, ...)
+    """
 
-    @classmethod
-    def from_mapping(
-        cls, values: Mapping[str, Any] | SummarizationOfflineSettings | None
-    ) -> SummarizationOfflineSettings:
-        """Build settings from a mapping of names to values; missing names keep their default.
-
-        Args:
-            values: Setting names and values (or settings, returned as they are, or None for
-                the defaults).
-
-        Returns:
-            The settings.
-
-        Raises:
-            ConfigurationError: An unknown name (with the closest known one), or a value out
-                of its range.
-
-        Example:
-            >>> SummarizationOfflineSettings.from_mapping({"claim_suport": 0.9})
-            Traceback (most recent call last):
-            ...
-            evaltoolkit.errors.ConfigurationError: unknown offline setting 'claim_suport'; \
-did you mean 'claim_support'? Known settings: claim_support, phrase_gap, verb_gap, \
-question_lead_bias, mention_share, answer_share
-        """
-        if values is None:
-            return cls()
-        if isinstance(values, SummarizationOfflineSettings):
-            return values
-        if not isinstance(values, Mapping):
-            raise ConfigurationError(
-                f"offline settings must be a mapping of setting names to values, got "
-                f"{type(values).__name__}"
-            )
-        known = [spec.name for spec in cls.specs()]
-        for name in values:
-            if name not in known:
-                close = difflib.get_close_matches(str(name), known, n=1)
-                hint = f"; did you mean {close[0]!r}?" if close else ";"
-                raise ConfigurationError(
-                    f"unknown offline setting {name!r}{hint} Known settings: {', '.join(known)}"
-                )
-        return cls(**dict(values))
+    semantic_coverage: float = _setting(
+        0.8, 0.5, 1.0, "Share of a ground-truth unit's weighted content for a semantic match."
+    )
+    partial_coverage: float = _setting(
+        0.5, 0.1, 1.0, "Share of a ground-truth unit's weighted content for a partial match."
+    )
+    semantic_fuzz: float = _setting(
+        88.0, 50.0, 100.0, "Character similarity (0-100) of the texts for a semantic match."
+    )
+    partial_fuzz: float = _setting(
+        72.0,
+        30.0,
+        100.0,
+        "Character similarity (0-100) for a partial match; a name at least this similar to "
+        "the ground truth's is no contradiction.",
+    )
+    restatement_share: float = _setting(
+        0.6,
+        0.0,
+        1.0,
+        "Share of an output unit's content already in the question or the ground truth for it "
+        "to be a restatement, not extra information.",
+    )

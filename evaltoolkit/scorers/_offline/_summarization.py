@@ -7,7 +7,9 @@ the source's central facts and key phrases (:mod:`._questions`).
 Step 2 (:func:`judge_coverage`) never sees the source: each question is answered from the
 summary alone (:mod:`._questions`).
 
-Both take the judge's few tuned settings (:class:`SummarizationOfflineSettings`).
+Both take the judge's few tuned settings (:class:`SummarizationOfflineSettings`). Each
+verdict names the rule that decided it (``rule``); :data:`OFFLINE_RULES` lists them, and
+``settings.disabled_rules`` switches any but the default verdicts off.
 
 Cost: every step grows about linearly with the length of the texts (each claim reads a bounded
 number of source sentences, found through an index of the source's words). Texts longer than
@@ -18,12 +20,18 @@ a long wait: judge such texts with a model judge, or split them and score the pa
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
-from ...errors import InputError
-from ._claims import judge_claim, split_claims
-from ._questions import answer_questions, draw_questions
-from ._settings import SummarizationOfflineSettings
+from ...errors import ConfigurationError, InputError
+from ._claims import CLAIM_RULES, judge_claim, split_claims
+from ._questions import QUESTION_RULES, answer_questions, draw_questions
+from ._settings import OfflineRule, SummarizationOfflineSettings
+
+#: Every named rule of the offline summarization judge: the claim rules, then the question
+#: rules (each with its name, the verdicts it decides, the verdict it gives, its purpose and
+#: its check).
+OFFLINE_RULES: tuple[OfflineRule, ...] = CLAIM_RULES + QUESTION_RULES
 
 # About 2 MB of text, some 350,000 words: ten seconds and a few hundred MB to judge.
 MAX_SOURCE_CHARS = 2_000_000
@@ -43,6 +51,39 @@ def _check_size(text: str, limit: int, what: str, field: str) -> None:
         )
 
 
+def check_rules(settings: SummarizationOfflineSettings) -> SummarizationOfflineSettings:
+    """Refuse ``disabled_rules`` naming no rule, or a default verdict (which has no check).
+
+    Returns:
+        The settings, when every name is a rule that can be switched off.
+
+    Raises:
+        ConfigurationError: An unknown name (with the closest rule name), or a default
+            verdict such as ``supported``.
+
+    Example:
+        >>> check_rules(SummarizationOfflineSettings(disabled_rules={"changd_number"}))
+        Traceback (most recent call last):
+        ...
+        evaltoolkit.errors.ConfigurationError: unknown offline rule 'changd_number'; did you \
+mean 'changed_number'? See OFFLINE_RULES for the rules that can be switched off
+    """
+    switchable = [rule.name for rule in OFFLINE_RULES if rule.check is not None]
+    for name in sorted(settings.disabled_rules - set(switchable)):
+        if any(rule.name == name for rule in OFFLINE_RULES):
+            raise ConfigurationError(
+                f"offline rule {name!r} is the verdict given when no check decides and cannot "
+                f"be switched off; choose among {', '.join(switchable)}"
+            )
+        close = difflib.get_close_matches(name, switchable, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ";"
+        raise ConfigurationError(
+            f"unknown offline rule {name!r}{hint} See OFFLINE_RULES for the rules that can be "
+            "switched off"
+        )
+    return settings
+
+
 def judge_source(
     source: str,
     summary: str,
@@ -59,11 +100,13 @@ def judge_source(
         settings: The judge's settings (None: the defaults).
 
     Returns:
-        ``{"claims": [{"claim", "supported", "reason"}, ...], "questions": [str, ...]}``.
+        ``{"claims": [{"claim", "supported", "reason", "rule"}, ...], "questions": [str, ...]}``;
+        ``rule`` names the entry of :data:`OFFLINE_RULES` that decided the verdict.
 
     Raises:
         InputError: The source is longer than ``MAX_SOURCE_CHARS`` (``field="source"``) or the
             summary longer than ``MAX_SUMMARY_CHARS`` (``field="output"``).
+        ConfigurationError: ``settings.disabled_rules`` names no rule that can be switched off.
 
     Example:
         >>> source = "In 1995 John Smith founded Acme in Boston. Today Acme makes robots."
@@ -75,7 +118,7 @@ def judge_source(
     """
     _check_size(source, MAX_SOURCE_CHARS, "source", "source")
     _check_size(summary, MAX_SUMMARY_CHARS, "summary", "output")
-    settings = settings or SummarizationOfflineSettings()
+    settings = check_rules(settings or SummarizationOfflineSettings())
     claims = [judge_claim(claim, source, settings) for claim in split_claims(summary)]
     return {"claims": claims, "questions": draw_questions(source, max_questions, settings)}
 
@@ -94,8 +137,9 @@ def judge_coverage(
         settings: The judge's settings (None: the defaults).
 
     Returns:
-        ``{"verdicts": [{"question", "answered", "reason"}, ...]}``, one per question in order;
-        the reason quotes the part of the summary that states the fact, or the closest one.
+        ``{"verdicts": [{"question", "answered", "reason", "rule"}, ...]}``, one per question
+        in order; the reason quotes the part of the summary that states the fact, or the
+        closest one, and ``rule`` names the rule that decided.
 
     Raises:
         InputError: The summary is longer than ``MAX_SUMMARY_CHARS`` (``field="output"``).
@@ -106,4 +150,5 @@ def judge_coverage(
         True
     """
     _check_size(summary, MAX_SUMMARY_CHARS, "summary", "output")
+    settings = check_rules(settings or SummarizationOfflineSettings())
     return {"verdicts": answer_questions(summary, questions, settings)}
