@@ -13,11 +13,9 @@ from __future__ import annotations
 
 import functools
 import logging
-import time
 from typing import Any, Final
 
 from ..errors import ConfigurationError, JudgeCallError
-from ..records import ModelCall
 from ._cache import JudgeCache
 from ._cache_key import call_key, key_parameters
 from ._config import JudgeConfig
@@ -25,9 +23,9 @@ from ._exchange import FormRejected, Forms, answer_step
 from ._litellm_runtime import import_litellm, litellm_for_running_loop
 from ._retry import Backoff, FailureKind
 from ._secrets import redact, register_secrets
-from ._services import JudgeServices, cached_reply, open_judge_cache
+from ._services import Answered, JudgeServices, open_judge_cache
 from ._structured import Form, default_max_tokens, form_rejected, response_format
-from ._types import JudgeReply, JudgeRequest, render_messages
+from ._types import JudgeReply, JudgeRequest
 from ._wording import credentials_hint
 
 __all__ = ["LiteLLMJudge"]
@@ -157,16 +155,14 @@ class LiteLLMJudge:
             JudgeReplyError: No reply parsed and validated, repairs included.
         """
         max_tokens = self._max_tokens(request)
-        services = self._services
-        hit = services.read_cache(
-            [self._key(request, max_tokens, form) for form in self._forms.candidates()]
+        keys = [self._key(request, max_tokens, form) for form in self._forms.candidates()]
+        return await self._services.answer(
+            request, keys, functools.partial(self._ask, request, max_tokens)
         )
-        if hit is not None:
-            return cached_reply(request, self.model, hit)
-        services.raise_if_stopped(request.step)
+
+    async def _ask(self, request: JudgeRequest, max_tokens: int) -> Answered:
         litellm = await litellm_for_running_loop()
         self._check_credentials(litellm, request.step)
-        started = time.perf_counter()
         send = functools.partial(self._send, request, max_tokens)
         exchange = await answer_step(
             request,
@@ -175,27 +171,14 @@ class LiteLLMJudge:
             max_repairs=self._config.max_repairs,
             cost_of=self._cost_of,
         )
-        await services.write_cache(
-            self._key(request, max_tokens, exchange.form),
-            step=request.step,
+        return Answered(
             value=exchange.value,
             raw_reply=exchange.raw_reply,
             usage=exchange.usage,
             cost=exchange.cost,
-        )
-        call = ModelCall(
-            step=request.step,
-            stage=request.stage,
-            model=self.model,
-            prompt=render_messages(request.messages),
-            raw_reply=exchange.raw_reply,
-            usage=exchange.usage,
-            cost=exchange.cost,
-            latency_s=time.perf_counter() - started,
-            cached=False,
             attempts=exchange.attempts,
+            cache_key=self._key(request, max_tokens, exchange.form),
         )
-        return JudgeReply(exchange.value, call)
 
     def _max_tokens(self, request: JudgeRequest) -> int:
         return self._config.max_tokens or request.max_tokens or default_max_tokens(request.schema)

@@ -17,11 +17,13 @@ import asyncio
 import contextlib
 import functools
 import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Protocol, TypeVar
 
-from ..errors import JudgeCallError
+from ..errors import JudgeCallError, JudgeError
 from ..records import ModelCall, Usage
 from ._cache import CachedCall, JudgeCache, open_cache
 from ._limits import call_slot, judge_slots
@@ -30,7 +32,7 @@ from ._secrets import scrub_exception
 from ._types import JudgeReply, JudgeRequest, render_messages
 from ._wording import explain_exhausted, explain_failure
 
-__all__ = ["JudgeServices", "cached_reply", "open_judge_cache"]
+__all__ = ["Answered", "JudgeServices", "cached_reply", "open_judge_cache"]
 
 logger = logging.getLogger("evaltoolkit.judge")
 
@@ -39,6 +41,18 @@ _TIMEOUT_RETRIES: Final = 1
 _GENERIC_HINT: Final = "check the credentials the judge backend uses"
 
 T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Answered:
+    """A validated reply from a backend, what it took, and the key to cache it under."""
+
+    value: dict[str, Any]
+    raw_reply: str | None
+    usage: Usage | None
+    cost: float | None
+    attempts: int
+    cache_key: str
 
 
 class FailureHook(Protocol):
@@ -81,6 +95,53 @@ class JudgeServices:
         self.concurrency = concurrency
         self.api_base = api_base
         self._stopped: str | None = None
+
+    # -- answering a step -------------------------------------------------------------------
+
+    async def answer(
+        self,
+        request: JudgeRequest,
+        keys: Sequence[str],
+        ask: Callable[[], Awaitable[Answered]],
+    ) -> JudgeReply:
+        """Answer ``request`` from the cache under any of ``keys``, else by ``ask()``.
+
+        ``keys`` are the cache keys a reply to this request may be stored under, the key of
+        the request as it would be sent now first. ``ask`` makes the requests (through
+        :meth:`request`) and returns the validated reply; it is stored in the cache and the
+        call is recorded with its usage, cost, latency and attempts.
+
+        Raises:
+            JudgeCallError: The judge has stopped, or the requests failed.
+            JudgeReplyError: No reply validated.
+        """
+        hit = self.read_cache(keys)
+        if hit is not None:
+            return cached_reply(request, self.model, hit)
+        self.raise_if_stopped(request.step)
+        started = time.perf_counter()
+        answered = await ask()
+        await self.write_cache(
+            answered.cache_key,
+            step=request.step,
+            value=answered.value,
+            raw_reply=answered.raw_reply,
+            usage=answered.usage,
+            cost=answered.cost,
+        )
+        call = ModelCall(
+            step=request.step,
+            stage=request.stage,
+            model=self.model,
+            prompt=render_messages(request.messages),
+            raw_reply=answered.raw_reply,
+            usage=answered.usage,
+            cost=answered.cost,
+            latency_s=time.perf_counter() - started,
+            cached=False,
+            attempts=answered.attempts,
+        )
+        return JudgeReply(answered.value, call)
 
     # -- the fail-fast stop -----------------------------------------------------------------
 
@@ -143,6 +204,8 @@ class JudgeServices:
             try:
                 async with self.slot(), self._time_limit():
                     return await send_once(), made
+            except JudgeError:
+                raise  # a backend's own verdict on the step, not a failed request
             except Exception as error:
                 scrub_exception(error)
                 failure = classify_failure(error)
