@@ -7,13 +7,17 @@ they treat the litellm judge.
 from __future__ import annotations
 
 import asyncio
+import json
 import math
 import pickle
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from judge_script import script_steps, step_of
+from loopback_server import LoopbackServer, server_error
 
 import evaltoolkit as et
 from evaltoolkit.errors import ConfigurationError, JudgeCallError
@@ -24,7 +28,8 @@ from evaltoolkit.judge import (
     ServicedJudge,
     create_judge,
 )
-from evaltoolkit.records import ModelCall, Usage
+from evaltoolkit.judge._litellm import LiteLLMJudge
+from evaltoolkit.records import ModelCall, Usage, sum_usage
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -199,3 +204,83 @@ def test_a_serviced_judge_pickles_with_its_backend_and_reopens_its_cache(tmp_pat
     assert copy.model == "custom/keyword" and copy.concurrency == 3
     assert copy.cache is not None and judge.cache is not None
     assert copy.cache.path == judge.cache.path
+
+
+# -- single-flight, counted on the loopback server ------------------------------------------
+
+SOURCE = (
+    "The Zephyr observatory opened in 2011 on Mount Arlo. It houses a 4-metre telescope. "
+    "Its first director was Dr. Ines Vardi."
+)
+SUMMARIES = [f"Summary {n}: the Zephyr observatory opened in 2011." for n in range(16)]
+STEP_REPLIES: dict[str, Any] = {
+    "source_judgement": {
+        "claims": [{"claim": "It opened in 2011.", "supported": True, "reason": "stated"}],
+        "questions": ["Does the text say it opened in 2011?"],
+    },
+    "coverage": {
+        "verdicts": [
+            {"question": "Does the text say it opened in 2011?", "answered": True, "reason": "yes"}
+        ]
+    },
+    "reason": {"reason": "Both axes are full."},
+}
+
+
+def distinct_bodies(server: LoopbackServer) -> int:
+    return len({json.dumps(body, sort_keys=True) for body in server.requests})
+
+
+@pytest.mark.parametrize("cache", [True, False], ids=["cache-on", "cache-off"])
+def test_identical_calls_in_flight_are_sent_once(
+    loopback_server: LoopbackServer,
+    make_judge: Callable[..., LiteLLMJudge],
+    tmp_path: Path,
+    cache: bool,
+) -> None:
+    script_steps(loopback_server, STEP_REPLIES)
+    loopback_server.latency_s = 0.05  # the identical calls overlap in flight
+    judge = make_judge(cache=tmp_path if cache else False)
+    items = [{"id": n, "input": SOURCE, "output": summary} for n, summary in enumerate(SUMMARIES)]
+
+    result = et.run_evals(
+        items, et.create_summarization_scorer(judge), concurrency=16, progress=False
+    )
+
+    assert result.scores["summarization"].scored == 16
+    # Each step's reply differs per summary except the reason's, which sees only the replies:
+    # without single-flight, 48 requests for 33 distinct bodies.
+    assert distinct_bodies(loopback_server) == 33
+    assert loopback_server.requests_total == 33
+    calls = [call for item in result for call in item.scorer_results["summarization"].calls]
+    reasons = [call for call in calls if call.step == "reason"]
+    (sent,) = [call for call in reasons if not call.cached]  # the others waited for it
+    assert sent.attempts == 1
+    assert all(call.attempts == 0 and call.usage == sent.usage for call in reasons if call.cached)
+    assert sum(call.attempts for call in calls) == 33
+    assert result.usage == sum_usage([call.usage for call in calls if not call.cached])
+
+
+def test_a_failing_shared_call_fails_once_for_all_its_waiters(
+    loopback_server: LoopbackServer, make_judge: Callable[..., LiteLLMJudge]
+) -> None:
+    script_steps(loopback_server, {**STEP_REPLIES, "reason": lambda body: server_error(503)})
+    loopback_server.latency_s = 0.05
+    items = [{"id": n, "input": SOURCE, "output": summary} for n, summary in enumerate(SUMMARIES)]
+    items = items[:6]
+    judge = make_judge(max_retries=1)
+
+    result = et.run_evals(
+        items, et.create_summarization_scorer(judge), concurrency=6, progress=False
+    )
+
+    reason_requests = [body for body in loopback_server.requests if step_of(body) == "reason"]
+    assert len(reason_requests) == 2  # one request and its one retry, for all six items
+    outcomes = [item.scorer_results["summarization"] for item in result]
+    errors = [outcome.error for outcome in outcomes]
+    assert all(error is not None and error.step == "reason" for error in errors)
+    assert all("503" in error.message for error in errors if error is not None)
+    assert len({id(error) for error in errors}) == 6  # each item has its own error
+    assert sorted(error.attempts or 0 for error in errors if error is not None) == [0] * 5 + [2]
+    assert all(math.isnan(outcome.score) for outcome in outcomes)
+    assert len(result.to_frame()) == 6

@@ -29,10 +29,17 @@ from ._cache import CachedCall, JudgeCache, open_cache
 from ._limits import call_slot, judge_slots
 from ._retry import Backoff, FailureKind, classify_failure, retry_after_seconds
 from ._secrets import scrub_exception
+from ._single_flight import SingleFlight
 from ._types import JudgeReply, JudgeRequest, render_messages
 from ._wording import explain_exhausted, explain_failure
 
-__all__ = ["Answered", "JudgeServices", "cached_reply", "open_judge_cache"]
+__all__ = [
+    "Answered",
+    "JudgeServices",
+    "cached_reply",
+    "error_for_waiter",
+    "open_judge_cache",
+]
 
 logger = logging.getLogger("evaltoolkit.judge")
 
@@ -95,6 +102,9 @@ class JudgeServices:
         self.concurrency = concurrency
         self.api_base = api_base
         self._stopped: str | None = None
+        self._flights: SingleFlight[tuple[Answered, float]] = SingleFlight(
+            share_error=error_for_waiter
+        )
 
     # -- answering a step -------------------------------------------------------------------
 
@@ -119,6 +129,28 @@ class JudgeServices:
         if hit is not None:
             return cached_reply(request, self.model, hit)
         self.raise_if_stopped(request.step)
+        # No await since the cache was read: a call in flight under this key is either
+        # still in the table, or its reply was in the cache already.
+        (answered, latency_s), shared = await self._flights.run(
+            keys[0], functools.partial(self._ask_and_store, request, ask)
+        )
+        call = ModelCall(
+            step=request.step,
+            stage=request.stage,
+            model=self.model,
+            prompt=render_messages(request.messages),
+            raw_reply=answered.raw_reply,
+            usage=answered.usage,
+            cost=answered.cost,
+            latency_s=0.0 if shared else latency_s,
+            cached=shared,
+            attempts=0 if shared else answered.attempts,
+        )
+        return JudgeReply(answered.value, call)
+
+    async def _ask_and_store(
+        self, request: JudgeRequest, ask: Callable[[], Awaitable[Answered]]
+    ) -> tuple[Answered, float]:
         started = time.perf_counter()
         answered = await ask()
         await self.write_cache(
@@ -129,19 +161,7 @@ class JudgeServices:
             usage=answered.usage,
             cost=answered.cost,
         )
-        call = ModelCall(
-            step=request.step,
-            stage=request.stage,
-            model=self.model,
-            prompt=render_messages(request.messages),
-            raw_reply=answered.raw_reply,
-            usage=answered.usage,
-            cost=answered.cost,
-            latency_s=time.perf_counter() - started,
-            cached=False,
-            attempts=answered.attempts,
-        )
-        return JudgeReply(answered.value, call)
+        return answered, time.perf_counter() - started
 
     # -- the fail-fast stop -----------------------------------------------------------------
 
@@ -298,6 +318,20 @@ class JudgeServices:
             await asyncio.get_running_loop().run_in_executor(None, store)
         except Exception as error:
             logger.warning("judge cache write failed (%s); the reply is not cached", error)
+
+
+def error_for_waiter(error: Exception) -> Exception:
+    """The error a call that waited for a shared call gets: its own, with no request made.
+
+    Each item keeps its own error row; the requests (and their usage and cost) are counted
+    once, on the call that made them.
+    """
+    if isinstance(error, JudgeError):
+        try:
+            return type(error)(str(error), step=error.step, raw_reply=error.raw_reply, attempts=0)
+        except TypeError:  # a subclass with another signature: share the error itself
+            return error
+    return error
 
 
 def open_judge_cache(cache: bool | str | Path | JudgeCache) -> JudgeCache | None:
