@@ -29,6 +29,7 @@ from evaltoolkit.judge import (
     create_judge,
 )
 from evaltoolkit.judge._litellm import LiteLLMJudge
+from evaltoolkit.judge._single_flight import SingleFlight
 from evaltoolkit.records import ModelCall, Usage, sum_usage
 
 SCHEMA: dict[str, Any] = {
@@ -284,3 +285,35 @@ def test_a_failing_shared_call_fails_once_for_all_its_waiters(
     assert sorted(error.attempts or 0 for error in errors if error is not None) == [0] * 5 + [2]
     assert all(math.isnan(outcome.score) for outcome in outcomes)
     assert len(result.to_frame()) == 6
+
+
+def test_a_cancelled_waiter_leaves_the_shared_call_to_the_others() -> None:
+    flights: SingleFlight[str] = SingleFlight()
+    started: list[str] = []
+    finished: list[str] = []
+
+    async def work() -> str:
+        started.append("sent")
+        await asyncio.sleep(0.05)
+        finished.append("done")
+        return "reply"
+
+    async def main() -> tuple[list[Any], list[str]]:
+        first = asyncio.create_task(flights.run("key", work))
+        await asyncio.sleep(0)
+        others = [asyncio.create_task(flights.run("key", work)) for _ in range(2)]
+        await asyncio.sleep(0.01)
+        first.cancel()  # the caller whose work runs gives up; the work goes on for the others
+        kept = await asyncio.gather(*others)
+        lone = asyncio.create_task(flights.run("other", work))
+        await asyncio.sleep(0.01)
+        lone.cancel()  # nobody else waits: the work is cancelled
+        await asyncio.gather(lone, return_exceptions=True)
+        await asyncio.sleep(0.06)
+        return kept, finished
+
+    kept, done = asyncio.run(main())
+
+    assert kept == [("reply", True), ("reply", True)]
+    assert started == ["sent", "sent"]
+    assert done == ["done"]  # the lone call's work did not run to its end
