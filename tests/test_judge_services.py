@@ -192,6 +192,9 @@ def test_a_judge_object_gets_the_services_when_given_service_options(tmp_path: P
     assert Plain.calls == len(ITEMS)
     with pytest.raises(ConfigurationError, match="temperature"):
         create_judge(plain, temperature=0.3)
+    serviced = create_judge(plain, cache=False)
+    with pytest.raises(ConfigurationError, match="already"):
+        create_judge(serviced, cache=False)  # never two caches around one backend
     with pytest.raises(ConfigurationError, match="judge backend"):
         create_judge(object())  # type: ignore[arg-type]
 

@@ -85,7 +85,8 @@ def create_judge(
             ``"openai/<name>"`` with ``api_base``), ``"offline"`` or None for the built-in
             judge, a :class:`JudgeConfig`, a :class:`JudgeBackend` (wrapped in the judge
             services, :class:`ServicedJudge`), or a judge object, returned as it is unless
-            service options are given.
+            service options are given (then wrapped like a backend; a ``LiteLLMJudge`` or
+            ``ServicedJudge`` has its services already and takes none).
         **options: The options of :class:`JudgeConfig` (``api_base``, ``api_key``,
             ``temperature``, ``max_tokens``, ``timeout``, ``max_retries``, ``concurrency``,
             ``cache``, ``structured_output``, ``extra``, ...); for a backend or judge object,
@@ -111,7 +112,16 @@ line) to use one, or drop them
     elif model is None or isinstance(model, str):
         config = JudgeConfig.from_options(model, **options)
     elif isinstance(model, Judge):
-        return ServicedJudge(model, **options) if options else model
+        if not options:
+            return model
+        from ._litellm import LiteLLMJudge
+
+        if isinstance(model, LiteLLMJudge | ServicedJudge):
+            raise ConfigurationError(
+                f"judge options ({', '.join(sorted(options))}) cannot be applied to a judge "
+                "that has its judge services already; set them when creating it"
+            )
+        return ServicedJudge(model, **options)
     elif isinstance(model, JudgeBackend):
         return ServicedJudge(model, **options)
     else:
