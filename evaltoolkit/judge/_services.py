@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import functools
 import logging
 import time
@@ -146,13 +147,15 @@ class JudgeServices:
             cached=shared,
             attempts=0 if shared else answered.attempts,
         )
-        return JudgeReply(answered.value, call)
+        # A waiter gets its own copy, as a cache hit does: a scorer may change its reply.
+        return JudgeReply(copy.deepcopy(answered.value) if shared else answered.value, call)
 
     async def _ask_and_store(
         self, request: JudgeRequest, ask: Callable[[], Awaitable[Answered]]
     ) -> tuple[Answered, float]:
         started = time.perf_counter()
         answered = await ask()
+        latency_s = time.perf_counter() - started
         await self.write_cache(
             answered.cache_key,
             step=request.step,
@@ -161,7 +164,7 @@ class JudgeServices:
             usage=answered.usage,
             cost=answered.cost,
         )
-        return answered, time.perf_counter() - started
+        return answered, latency_s
 
     # -- the fail-fast stop -----------------------------------------------------------------
 
