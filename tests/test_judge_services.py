@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from judge_script import script_steps, step_of
-from loopback_server import LoopbackServer, server_error
+from loopback_server import Action, LoopbackServer, reply
 
 import evaltoolkit as et
 from evaltoolkit.errors import ConfigurationError, JudgeCallError
@@ -231,6 +231,10 @@ STEP_REPLIES: dict[str, Any] = {
 }
 
 
+def slowly(value: dict[str, Any]) -> Callable[[dict[str, Any]], Action]:
+    return lambda body: reply(value, delay_s=0.4)
+
+
 def distinct_bodies(server: LoopbackServer) -> int:
     return len({json.dumps(body, sort_keys=True) for body in server.requests})
 
@@ -242,8 +246,9 @@ def test_identical_calls_in_flight_are_sent_once(
     tmp_path: Path,
     cache: bool,
 ) -> None:
-    script_steps(loopback_server, STEP_REPLIES)
-    loopback_server.latency_s = 0.05  # the identical calls overlap in flight
+    # The reason step answers slowly, so that every item's identical call is in flight
+    # before the first one is answered, however the items are scheduled.
+    script_steps(loopback_server, {**STEP_REPLIES, "reason": slowly(STEP_REPLIES["reason"])})
     judge = make_judge(cache=tmp_path if cache else False)
     items = [{"id": n, "input": SOURCE, "output": summary} for n, summary in enumerate(SUMMARIES)]
 
@@ -268,8 +273,8 @@ def test_identical_calls_in_flight_are_sent_once(
 def test_a_failing_shared_call_fails_once_for_all_its_waiters(
     loopback_server: LoopbackServer, make_judge: Callable[..., LiteLLMJudge]
 ) -> None:
-    script_steps(loopback_server, {**STEP_REPLIES, "reason": lambda body: server_error(503)})
-    loopback_server.latency_s = 0.05
+    unavailable = Action("status", status=503, delay_s=0.3)
+    script_steps(loopback_server, {**STEP_REPLIES, "reason": lambda body: unavailable})
     items = [{"id": n, "input": SOURCE, "output": summary} for n, summary in enumerate(SUMMARIES)]
     items = items[:6]
     judge = make_judge(max_retries=1)
