@@ -27,6 +27,7 @@ import argparse
 import asyncio
 import multiprocessing
 import os
+import re
 import sys
 import tempfile
 import time
@@ -87,6 +88,14 @@ def _respond(body: dict[str, Any]) -> Any:
     from loopback_server import reply
 
     step = (body.get("response_format") or {}).get("json_schema", {}).get("name", "coverage")
+    if step == "source_judgement":
+        # A claim naming the item's source, so that each item's reason prompt is its own:
+        # identical calls in flight together would be sent once, and not measured.
+        prompt = " ".join(str(message.get("content")) for message in body["messages"])
+        source = re.search(r"Source \d+", prompt)
+        claim = f"{source.group(0) if source else 'The source'} says the cat sat."
+        judgement = STEP_REPLIES[step]
+        return reply({**judgement, "claims": [{**judgement["claims"][0], "claim": claim}]})
     return reply(STEP_REPLIES.get(step, REPLY))
 
 
@@ -180,14 +189,20 @@ def scorer_run(url: str, calls: int, concurrency: int, first: int) -> Measuremen
     """
     scorer = et.create_summarization_scorer(MODEL, api_base=url, api_key=API_KEY, cache=False)
     items = [
-        {"id": first + index, "input": f"Source {first + index}: a cat sat.", "output": "A cat."}
+        {
+            "id": first + index,
+            "input": f"Source {first + index}: a cat sat.",
+            "output": f"Cat {first + index}.",
+        }
         for index in range(max(calls, 1))
     ]
     et.run_evals(items[:concurrency], scorer, concurrency=concurrency, progress=False)  # warm-up
     cpu_start, wall_start = time.process_time(), time.perf_counter()
     result = et.run_evals(items, scorer, concurrency=concurrency, progress=False)
     wall, cpu = time.perf_counter() - wall_start, time.process_time() - cpu_start
-    made = sum(len(score.calls) for score in result.results("summarization"))
+    # Identical calls in flight together are sent once (single-flight): count the calls that
+    # made a request.
+    made = sum(not call.cached for score in result.results("summarization") for call in score.calls)
     failed = result.scores["summarization"].failed
     if failed:
         print(f"  warning: {failed} items failed in the scorer run", flush=True)

@@ -1,46 +1,37 @@
 """The model judge: every judge step answered by a model through ``litellm.acompletion``.
 
-One :class:`LiteLLMJudge` serves every scorer of a run. For each step it looks in the disk
-cache (:mod:`._cache_key`), else asks the model for a JSON reply (:mod:`._exchange`, in the
-JSON form the server accepts, :mod:`._structured`), retrying rate limits, server errors and
-dropped connections with backoff and a timed-out request once. A failure no retry can fix
-(refused credentials, an unknown provider or model, a server refusing connections) stops the
-judge: every later step fails at once with the same message. Secrets are masked in everything
-it passes on (:mod:`._secrets`); litellm itself is reached only through
+One :class:`LiteLLMJudge` serves every scorer of a run. What is litellm's stays here: the
+request's options, the JSON form the server accepts (:mod:`._structured`, negotiated in
+:mod:`._exchange`), the cache key of a litellm call (:mod:`._cache_key`), the credentials
+check, which errors mean the server rejected the JSON form, and the cost from litellm's price
+map. The cache, retries with backoff, the fail-fast stop and the call limits are the judge
+services (:mod:`._services`) that any backend gets. litellm itself is reached only through
 :mod:`._litellm_runtime`.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import functools
 import logging
-import time
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any, Final
 
 from ..errors import ConfigurationError, JudgeCallError
-from ..records import ModelCall
-from ._cache import CachedCall, JudgeCache, open_cache
+from ._cache import JudgeCache
 from ._cache_key import call_key, key_parameters
 from ._config import JudgeConfig
-from ._exchange import Exchange, FormRejected, Forms, answer_step
-from ._limits import call_slot, judge_slots
+from ._exchange import FormRejected, Forms, answer_step
 from ._litellm_runtime import import_litellm, litellm_for_running_loop
-from ._retry import Backoff, FailureKind, classify_failure, retry_after_seconds
-from ._secrets import redact, register_secrets, scrub_exception
+from ._retry import Backoff, FailureKind
+from ._secrets import redact, register_secrets
+from ._services import Answered, JudgeServices, open_judge_cache
 from ._structured import Form, default_max_tokens, form_rejected, response_format
-from ._types import JudgeReply, JudgeRequest, render_messages
-from ._wording import credentials_hint, explain_exhausted, explain_failure
+from ._types import JudgeReply, JudgeRequest
+from ._wording import credentials_hint
 
 __all__ = ["LiteLLMJudge"]
 
 logger = logging.getLogger("evaltoolkit.judge")
 
-_TIMEOUT_GRACE_S: Final = 5.0
-_TIMEOUT_RETRIES: Final = 1
 #: Sent to a self-hosted server when no key is configured: most of them check none.
 PLACEHOLDER_API_KEY: Final = "no-key-required"
 
@@ -75,10 +66,16 @@ class LiteLLMJudge:
                 "'offline' is the built-in judge; use create_judge('offline') instead"
             )
         self._config = config
-        self._backoff = Backoff(config.backoff_base, config.backoff_max, config.max_retry_after)
-        self._cache = _open_cache(config.cache)
+        self._services = JudgeServices(
+            model=config.model,
+            cache=open_judge_cache(config.cache),
+            max_retries=config.max_retries,
+            backoff=Backoff(config.backoff_base, config.backoff_max, config.max_retry_after),
+            timeout=config.timeout,
+            concurrency=config.concurrency,
+            api_base=config.api_base,
+        )
         self._forms = Forms(config.model, config.api_base, config.structured_output, "json_schema")
-        self._stopped: str | None = None
         self._credentials_checked = False
         self._api_key = config.api_key
         self._unpriced_models: set[str] = set()
@@ -121,7 +118,7 @@ class LiteLLMJudge:
     @property
     def cache(self) -> JudgeCache | None:
         """The disk cache of replies, None when caching is off."""
-        return self._cache
+        return self._services.cache
 
     @property
     def concurrency(self) -> int | None:
@@ -132,7 +129,8 @@ class LiteLLMJudge:
         parts = [f"model={self.model!r}"]
         if self.api_base:
             parts.append(f"api_base={self.api_base!r}")
-        parts.append(f"cache={self._cache!r}" if self._cache else "cache=False")
+        cache = self._services.cache
+        parts.append(f"cache={cache!r}" if cache else "cache=False")
         return f"LiteLLMJudge({', '.join(parts)})"
 
     def redact(self, text: str) -> str:
@@ -157,13 +155,14 @@ class LiteLLMJudge:
             JudgeReplyError: No reply parsed and validated, repairs included.
         """
         max_tokens = self._max_tokens(request)
-        hit = self._read_cache(request, max_tokens)
-        if hit is not None:
-            return _cached_reply(request, self.model, hit)
-        self._raise_if_stopped(request.step)
+        keys = [self._key(request, max_tokens, form) for form in self._forms.candidates()]
+        return await self._services.answer(
+            request, keys, functools.partial(self._ask, request, max_tokens)
+        )
+
+    async def _ask(self, request: JudgeRequest, max_tokens: int) -> Answered:
         litellm = await litellm_for_running_loop()
         self._check_credentials(litellm, request.step)
-        started = time.perf_counter()
         send = functools.partial(self._send, request, max_tokens)
         exchange = await answer_step(
             request,
@@ -172,37 +171,17 @@ class LiteLLMJudge:
             max_repairs=self._config.max_repairs,
             cost_of=self._cost_of,
         )
-        await self._write_cache(request, max_tokens, exchange)
-        call = ModelCall(
-            step=request.step,
-            stage=request.stage,
-            model=self.model,
-            prompt=render_messages(request.messages),
+        return Answered(
+            value=exchange.value,
             raw_reply=exchange.raw_reply,
             usage=exchange.usage,
             cost=exchange.cost,
-            latency_s=time.perf_counter() - started,
-            cached=False,
             attempts=exchange.attempts,
+            cache_key=self._key(request, max_tokens, exchange.form),
         )
-        return JudgeReply(exchange.value, call)
 
     def _max_tokens(self, request: JudgeRequest) -> int:
         return self._config.max_tokens or request.max_tokens or default_max_tokens(request.schema)
-
-    def _raise_if_stopped(self, step: str) -> None:
-        if self._stopped is not None:
-            raise JudgeCallError(
-                f"judge step {step!r}: not called, because an earlier call failed in a way "
-                f"no retry can fix: {self._stopped}",
-                step=step,
-                attempts=0,
-            )
-
-    def _stop(self, message: str) -> None:
-        if self._stopped is None:
-            self._stopped = message
-            logger.warning("judge %s stopped calling: %s", self.model, message)
 
     def _check_credentials(self, litellm: Any, step: str) -> None:
         """Once: without a key for a hosted provider, stop before any request is made."""
@@ -224,7 +203,7 @@ class LiteLLMJudge:
             f"no API key for {self.model!r}: set {' or '.join(missing)} in the environment, "
             "or pass api_key=..."
         )
-        self._stop(message)
+        self._services.stop(message)
         raise JudgeCallError(f"judge step {step!r}: {message}", step=step, attempts=0)
 
     # -- requests ---------------------------------------------------------------------------
@@ -252,70 +231,26 @@ class LiteLLMJudge:
         options.update({name: value for name, value in optional.items() if value is not None})
         return options
 
-    @contextlib.asynccontextmanager
-    async def _slot(self) -> AsyncIterator[None]:
-        limit = self._config.concurrency
-        async with contextlib.AsyncExitStack() as stack:
-            if limit is not None:
-                await stack.enter_async_context(judge_slots(self, limit))
-            await stack.enter_async_context(call_slot())
-            yield
-
     async def _send(
         self, request: JudgeRequest, max_tokens: int, messages: list[dict[str, Any]], form: Form
     ) -> tuple[Any, int]:
-        """One completion, retried on transient failures; returns it and the requests made."""
+        """One completion, retried by the services; returns it and the requests made."""
         litellm = import_litellm()
         options = self._request_options(request, messages, form, max_tokens)
-        made = 0
-        timeouts = 0
-        while True:
-            self._raise_if_stopped(request.step)
-            made += 1
-            try:
-                async with self._slot(), asyncio.timeout(self._config.timeout + _TIMEOUT_GRACE_S):
-                    return await litellm.acompletion(**options), made
-            except Exception as error:
-                scrub_exception(error)
-                failure = classify_failure(error)
-                if form != "off" and form_rejected(error, failure.status):
-                    raise FormRejected(made) from error
-                timeouts += failure.label == "timeout"
-                self._give_up_unless_retryable(request.step, failure, error, made, timeouts)
-                delay = self._backoff.delay(made - 1, retry_after_seconds(error))
-                logger.debug(
-                    "judge step %r: %s on attempt %d; retrying in %.2f s",
-                    request.step,
-                    failure.label,
-                    made,
-                    delay,
-                )
-                await asyncio.sleep(delay)
 
-    def _give_up_unless_retryable(
-        self, step: str, failure: FailureKind, error: BaseException, made: int, timeouts: int
-    ) -> None:
-        if not failure.retryable:
-            hint = credentials_hint(import_litellm(), self.model, self._config.api_key is not None)
-            message = explain_failure(
-                step=step,
-                model=self.model,
-                api_base=self.api_base,
-                failure=failure,
-                error=error,
-                hint=hint,
-            )
-            if failure.fatal:
-                self._stop(message.removeprefix(f"judge step {step!r}: "))
-            raise JudgeCallError(message, step=step, attempts=made) from error
-        if made > self._config.max_retries or timeouts > _TIMEOUT_RETRIES:
-            raise JudgeCallError(
-                explain_exhausted(
-                    step=step, model=self.model, failure=failure, error=error, failures=made
-                ),
-                step=step,
-                attempts=made,
-            ) from error
+        def form_was_rejected(error: BaseException, failure: FailureKind, made: int) -> None:
+            if form != "off" and form_rejected(error, failure.status):
+                raise FormRejected(made) from error
+
+        return await self._services.request(
+            request.step,
+            functools.partial(litellm.acompletion, **options),
+            on_failure=form_was_rejected,
+            hint=self._credentials_hint,
+        )
+
+    def _credentials_hint(self) -> str:
+        return credentials_hint(import_litellm(), self.model, self._config.api_key is not None)
 
     def _cost_of(self, response: Any) -> float | None:
         """The call's cost in USD from litellm's price map; None when the model is not priced."""
@@ -334,7 +269,7 @@ class LiteLLMJudge:
             return None
         return None if cost is None else float(cost)
 
-    # -- cache ------------------------------------------------------------------------------
+    # -- cache key --------------------------------------------------------------------------
 
     def _key(self, request: JudgeRequest, max_tokens: int, form: Form) -> str:
         config = self._config
@@ -352,60 +287,3 @@ class LiteLLMJudge:
             schema=request.schema,
             messages=request.messages,
         )
-
-    def _read_cache(self, request: JudgeRequest, max_tokens: int) -> CachedCall | None:
-        if self._cache is None:
-            return None
-        try:
-            for form in self._forms.candidates():
-                hit = self._cache.get(self._key(request, max_tokens, form))
-                if hit is not None:
-                    return hit
-        except Exception as error:  # a damaged or locked cache must not fail the call
-            logger.warning("judge cache read failed (%s); asking the model", error)
-        return None
-
-    async def _write_cache(self, request: JudgeRequest, max_tokens: int, outcome: Exchange) -> None:
-        cache = self._cache
-        if cache is None:
-            return
-        store = functools.partial(
-            cache.put,
-            self._key(request, max_tokens, outcome.form),
-            model=self.model,
-            step=request.step,
-            value=outcome.value,
-            raw_reply=outcome.raw_reply,
-            usage=outcome.usage,
-            cost=outcome.cost,
-        )
-        try:
-            # Off the event loop: a write may wait on another process's lock.
-            await asyncio.get_running_loop().run_in_executor(None, store)
-        except Exception as error:
-            logger.warning("judge cache write failed (%s); the reply is not cached", error)
-
-
-def _open_cache(cache: bool | str | Path | JudgeCache) -> JudgeCache | None:
-    if isinstance(cache, JudgeCache):
-        return cache
-    if cache is False:
-        return None
-    return open_cache(None if cache is True else cache)
-
-
-def _cached_reply(request: JudgeRequest, model: str, hit: CachedCall) -> JudgeReply:
-    """The reply for a cache hit: the stored value, no request made (``attempts`` 0)."""
-    call = ModelCall(
-        step=request.step,
-        stage=request.stage,
-        model=model,
-        prompt=render_messages(request.messages),
-        raw_reply=hit.raw_reply,
-        usage=hit.usage,
-        cost=hit.cost,
-        latency_s=0.0,
-        cached=True,
-        attempts=0,
-    )
-    return JudgeReply(hit.value, call)

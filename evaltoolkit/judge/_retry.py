@@ -40,7 +40,9 @@ _SERVER_CLASS_NAMES: Final = frozenset(
     {"InternalServerError", "ServiceUnavailableError", "BadGatewayError", "APIError"}
 )
 _FATAL_STATUSES: Final = frozenset({401, 403, 404})
-_AUTH_CLASS_NAMES: Final = frozenset({"AuthenticationError", "PermissionDeniedError"})
+_AUTH_CLASS_NAMES: Final = frozenset(
+    {"AuthenticationError", "PermissionDeniedError", "PermissionError"}
+)
 _MISSING_CREDENTIAL_PHRASES: Final = (
     "missing credentials",
     "api key",
@@ -131,6 +133,8 @@ def classify_failure(error: BaseException) -> FailureKind:
         FailureKind(label='ValueError', retryable=False, status=None, fatal=False)
         >>> classify_failure(ConnectionRefusedError()).fatal
         True
+        >>> classify_failure(PermissionError("key revoked")).retryable
+        False
     """
     names = _class_names(error)
     status = _status_of(error)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ConfigurationError, InputError
-from ..judge import Judge, JudgeConfig
+from ..judge import Judge, JudgeBackend, JudgeConfig
 from ._answer_similarity_prompts import (
     ANALYZE,
     ANALYZE_SCHEMA,
@@ -337,7 +337,7 @@ def _check_weight(name: str, value: Any, *, at_most_one: bool) -> float:
 
 
 def create_answer_similarity_scorer(
-    model: str | Judge | JudgeConfig | None = None,
+    model: str | Judge | JudgeBackend | JudgeConfig | None = None,
     *,
     require_ground_truth: bool = True,
     semantic_threshold: float = 0.8,
@@ -354,7 +354,8 @@ def create_answer_similarity_scorer(
     """Create the answer-similarity scorer (id ``"answer-similarity"``).
 
     Args:
-        model: A litellm model string, or None / ``"offline"`` for the built-in judge.
+        model: A litellm model string, a judge or judge backend (see
+            :mod:`evaltoolkit.judge`), or None / ``"offline"`` for the built-in judge.
         require_ground_truth: Fail items without a ground truth (else they score 0).
         semantic_threshold: Credit of a semantic match relative to an exact one (0-1).
         exact_match_bonus: Extra credit of an exact match (0-1).

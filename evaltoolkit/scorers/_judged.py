@@ -20,7 +20,7 @@ from rapidfuzz import fuzz
 from rapidfuzz.utils import default_process
 
 from ..errors import ConfigurationError
-from ..judge import Judge, JudgeConfig, JudgeRequest, create_judge
+from ..judge import Judge, JudgeBackend, JudgeConfig, JudgeRequest, create_judge
 from ..records import Stage
 from ._base import Scorer, StepTrace
 from ._prompts import PromptSet, PromptTemplate
@@ -254,7 +254,7 @@ def create_judged_scorer(
     steps: Sequence[Step],
     score: ScoreFunction,
     reason: Step | ReasonFunction | None = None,
-    model: str | Judge | JudgeConfig | None = None,
+    model: str | Judge | JudgeBackend | JudgeConfig | None = None,
     prompts: Mapping[str, str] | None = None,
     system: str = DEFAULT_SYSTEM_PROMPT,
     description: str = "",
@@ -274,8 +274,9 @@ def create_judged_scorer(
         reason: A reason :class:`~evaltoolkit.Step` whose reply has a ``reason`` string (its
             template may use ``{{score}}``, the score's details and the steps' replies), a
             function ``f(context) -> str``, or None.
-        model: A litellm model string, a :class:`~evaltoolkit.JudgeConfig`, a judge, or None
-            / ``"offline"`` for the offline judge (every step then needs ``offline=``).
+        model: A litellm model string, a :class:`~evaltoolkit.JudgeConfig`, a judge, a judge
+            backend (wrapped in the judge services, see :mod:`evaltoolkit.judge`), or None /
+            ``"offline"`` for the offline judge (every step then needs ``offline=``).
         prompts: Replacement templates by name.
         system: The system message of every call.
         description: What the scorer measures, in one line.

@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from ..errors import ConfigurationError, InputError
-from ..judge import Judge, JudgeConfig
+from ..judge import Judge, JudgeBackend, JudgeConfig
 from ..messages import input_text
 from ._base import check_scale, judge_for, merge_options
 from ._judged import JudgedScorer, align_entries, verdict_lines
@@ -385,7 +385,7 @@ class SummarizationScorer(JudgedScorer):
 
 
 def create_summarization_scorer(
-    model: str | Judge | JudgeConfig | None = None,
+    model: str | Judge | JudgeBackend | JudgeConfig | None = None,
     *,
     source: str | None = None,
     source_extractor: SourceExtractor | None = None,
@@ -401,8 +401,9 @@ def create_summarization_scorer(
 
     Args:
         model: A litellm model string (``"openai/gpt-4o-mini"``, ``"ollama/llama3"``, or
-            ``"openai/<name>"`` with ``api_base``), a :class:`~evaltoolkit.JudgeConfig`, or
-            None / ``"offline"`` for the built-in judge (no key, no network).
+            ``"openai/<name>"`` with ``api_base``), a :class:`~evaltoolkit.JudgeConfig`, a
+            judge or judge backend (see :mod:`evaltoolkit.judge`), or None / ``"offline"``
+            for the built-in judge (no key, no network).
         source: The text to judge summaries against. By default, each item's ``source``
             field when it has one, else the first user message of its input.
         source_extractor: ``f(input, output) -> str`` returning the source; wins over an

@@ -1,0 +1,231 @@
+"""Any model behind the judge services: a backend answers one request, the services the rest.
+
+A :class:`JudgeBackend` is the smallest thing that reaches a model: a ``model`` name and an
+async ``send(request)`` returning a :class:`BackendReply`. :class:`ServicedJudge` turns it
+(or any object implementing the :class:`~evaltoolkit.judge.Judge` protocol) into a judge with
+the services every model judge has (:mod:`._services`): the disk cache, retries with backoff
+that honours ``Retry-After``, the fail-fast stop, the call limits, and the record of each
+call with its usage, cost and attempts. ``create_judge(backend)``, and ``model=backend`` in
+any scorer, do this for you.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final, Protocol, runtime_checkable
+
+from .._options import resolve_names
+from ..errors import ConfigurationError, JudgeReplyError
+from ..records import Usage
+from ._cache import JudgeCache
+from ._cache_key import call_key, canonical_json
+from ._config import EXTRA_HINT, JudgeConfig, judge_option_names
+from ._parse import ReplyProblem, validate_reply
+from ._retry import Backoff
+from ._services import Answered, JudgeServices, open_judge_cache
+from ._types import Judge, JudgeReply, JudgeRequest
+
+__all__ = ["SERVICE_OPTIONS", "BackendReply", "JudgeBackend", "ServicedJudge"]
+
+#: The judge options the services read; a backend gets these and no others.
+SERVICE_OPTIONS: Final = (
+    "cache",
+    "concurrency",
+    "max_retries",
+    "timeout",
+    "backoff_base",
+    "backoff_max",
+    "max_retry_after",
+)
+# Enters the cache key of every backend call: a backend's replies never match a litellm call's.
+_BACKEND_FORM: Final = "backend"
+
+
+@dataclass(frozen=True, slots=True)
+class BackendReply:
+    """What a backend returns for one request.
+
+    Attributes:
+        value: The reply object; the services validate it against the step's schema.
+        raw_reply: The model's raw text, recorded on the call, None if there is none.
+        usage: Tokens the request used, None when unknown.
+        cost: Cost of the request in USD, None when unknown (never 0 for unknown).
+    """
+
+    value: Mapping[str, Any]
+    raw_reply: str | None = None
+    usage: Usage | None = None
+    cost: float | None = None
+
+
+@runtime_checkable
+class JudgeBackend(Protocol):
+    """A model behind the judge services: it makes one request, the services do the rest.
+
+    ``send`` is called once per request; it may be retried, so it should not keep state that
+    a retry would trip over. To have a failure retried, raise an exception carrying an HTTP
+    ``status_code`` (429 and 5xx are retried, honouring a ``retry-after`` in ``headers``), or
+    a ``TimeoutError`` or ``ConnectionError``; a ``PermissionError`` or a 401/403 status stops
+    the judge (no later step is sent); anything else fails the step without a retry.
+    """
+
+    @property
+    def model(self) -> str:
+        """The model's name: recorded on results, and the backend's identity in the cache."""
+        ...
+
+    async def send(self, request: JudgeRequest) -> BackendReply:
+        """Make one request for ``request`` and return the reply."""
+        ...
+
+
+class ServicedJudge:
+    """A judge made of a backend (or another judge) and the judge services.
+
+    Args:
+        backend: A :class:`JudgeBackend`, or any :class:`~evaltoolkit.judge.Judge` (each
+            ``complete`` is then one request).
+        **options: The service options of :class:`~evaltoolkit.judge.JudgeConfig`:
+            ``cache`` (True, a path, a ``JudgeCache`` or False), ``concurrency``,
+            ``max_retries``, ``timeout``, ``backoff_base``, ``backoff_max``,
+            ``max_retry_after``.
+
+    Raises:
+        ConfigurationError: An option the services do not take, or a value out of range.
+
+    Example:
+        >>> from evaltoolkit.judge import BackendReply
+        >>> class Constant:
+        ...     model = "constant/yes"
+        ...     async def send(self, request):
+        ...         return BackendReply({"verdict": "yes"})
+        >>> judge = ServicedJudge(Constant(), cache=False, max_retries=2)
+        >>> judge.model, judge.offline
+        ('constant/yes', False)
+    """
+
+    def __init__(self, backend: JudgeBackend | Judge, **options: Any) -> None:
+        self._setup(backend, _service_config(backend, options))
+
+    def _setup(self, backend: JudgeBackend | Judge, config: JudgeConfig) -> None:
+        self._backend = backend
+        self._config = config
+        self._services = JudgeServices(
+            model=config.model,
+            cache=open_judge_cache(config.cache),
+            max_retries=config.max_retries,
+            backoff=Backoff(config.backoff_base, config.backoff_max, config.max_retry_after),
+            timeout=config.timeout,
+            concurrency=config.concurrency,
+        )
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Sent to another process, the judge opens its own cache.
+        return {"backend": self._backend, "config": self._config}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self._setup(state["backend"], state["config"])
+
+    @property
+    def backend(self) -> JudgeBackend | Judge:
+        """The backend the services wrap."""
+        return self._backend
+
+    @property
+    def model(self) -> str:
+        """The backend's model name."""
+        return self._config.model
+
+    @property
+    def offline(self) -> bool:
+        """Always False: the backend is a model (the offline judge needs no services)."""
+        return False
+
+    @property
+    def cache(self) -> JudgeCache | None:
+        """The disk cache of replies, None when caching is off."""
+        return self._services.cache
+
+    @property
+    def concurrency(self) -> int | None:
+        """Requests this judge keeps in flight at most; None leaves it to the run."""
+        return self._config.concurrency
+
+    def __repr__(self) -> str:
+        cache = self._services.cache
+        return (
+            f"ServicedJudge({self._backend!r}, model={self.model!r}, "
+            f"{'cache=False' if cache is None else f'cache={cache!r}'})"
+        )
+
+    async def complete(self, request: JudgeRequest) -> JudgeReply:
+        """Answer one step from the cache, else from the backend.
+
+        Raises:
+            JudgeCallError: The request failed after its retries, failed in a way retrying
+                cannot fix, or the judge stopped after such a failure.
+            JudgeReplyError: The backend's reply does not match the step's schema.
+        """
+        key = call_key(
+            model=self.model,
+            api_base=None,
+            step=request.step,
+            parameters=canonical_json({"max_tokens": request.max_tokens}),
+            form=_BACKEND_FORM,
+            schema=request.schema,
+            messages=request.messages,
+        )
+        return await self._services.answer(
+            request, [key], functools.partial(self._ask, request, key)
+        )
+
+    async def _ask(self, request: JudgeRequest, key: str) -> Answered:
+        reply, made = await self._services.request(
+            request.step, functools.partial(self._send_once, request)
+        )
+        value = dict(reply.value)
+        try:
+            validate_reply(value, request.schema)
+        except ReplyProblem as problem:
+            raise JudgeReplyError(
+                f"judge step {request.step!r}: {self.model!r} replied with an object that does "
+                f"not match the step's JSON schema: {problem}",
+                step=request.step,
+                raw_reply=reply.raw_reply,
+                attempts=made,
+                usage=reply.usage,
+                cost=reply.cost,
+            ) from problem
+        return Answered(value, reply.raw_reply, reply.usage, reply.cost, made, key)
+
+    async def _send_once(self, request: JudgeRequest) -> BackendReply:
+        backend = self._backend
+        if isinstance(backend, Judge):
+            answered = await backend.complete(request)
+            call = answered.call
+            return BackendReply(answered.value, call.raw_reply, call.usage, call.cost)
+        return await backend.send(request)
+
+
+def _service_config(backend: object, options: Mapping[str, Any]) -> JudgeConfig:
+    model = getattr(backend, "model", None)
+    if not isinstance(model, str) or not model.strip():
+        raise ConfigurationError(
+            f"judge backend {backend!r}: its model must be a non-empty name, got {model!r}"
+        )
+    if getattr(backend, "offline", False):
+        raise ConfigurationError(
+            "the offline judge takes no judge options: it makes no request, so it needs no "
+            "cache, retries or limits"
+        )
+    resolved = resolve_names(options, judge_option_names(), where="judge", hint=EXTRA_HINT)
+    others = sorted(name for name in resolved if name not in SERVICE_OPTIONS)
+    if others:
+        raise ConfigurationError(
+            f"judge options ({', '.join(others)}) cannot be applied to a judge object or "
+            f"backend; set them when creating it. The judge services take "
+            f"{', '.join(SERVICE_OPTIONS)}"
+        )
+    return JudgeConfig(model=model, **resolved)
