@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from evaltoolkit.meta._chance import BASELINE, baseline_rows, categorical_rows
 from evaltoolkit.meta._loaders import _describe_columns, _error
 
 if TYPE_CHECKING:
@@ -551,7 +552,8 @@ def agreement(
     group_codes: IndexArray | None = None
     if group is not None:
         group_codes = np.asarray(pd.factorize(df[group], use_na_sentinel=True)[0], dtype=np.intp)
-    item_seed, group_seed = np.random.SeedSequence(seed).spawn(2)
+    # Spawned children depend on their position only: the first two stay what they were.
+    item_seed, group_seed, categorical_seed, baseline_seed = np.random.SeedSequence(seed).spawn(4)
 
     rows: list[dict[str, Any]] = []
     for column in score_columns:
@@ -590,6 +592,31 @@ def agreement(
             for entry in per_group
         ]
         rows += pooled_rows[correlation_count:]
+        verdict_threshold = float(threshold) if binary and threshold is not None else math.nan
+        rows += [
+            {**common, "level": "pooled", "groups": math.nan, "threshold": verdict_threshold, **row}
+            for row in categorical_rows(
+                scores[usable],
+                labels[usable],
+                binary=binary,
+                threshold=threshold,
+                n_bootstrap=n_bootstrap,
+                confidence=confidence,
+                seed_sequence=categorical_seed,
+            )
+        ]
+    rows += [
+        {"score": BASELINE, "label": label, "level": BASELINE, "skipped": 0, **row}
+        | {"groups": math.nan, "threshold": math.nan}
+        for row in baseline_rows(
+            labels,
+            binary=binary,
+            metrics=list(CORRELATION_METRICS) + (["auroc"] if binary else []),
+            n_bootstrap=n_bootstrap,
+            confidence=confidence,
+            seed_sequence=baseline_seed,
+        )
+    ]
     result = pd.DataFrame(rows, columns=list(RESULT_COLUMNS))
     return result.astype(
         {
