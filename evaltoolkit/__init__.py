@@ -35,7 +35,7 @@ from .errors import (
 )
 from .judge import JudgeConfig, create_judge
 from .messages import ToolResult, extract_tool_results
-from .meta import compare_judges
+from .meta import compare_judges, compare_runs
 from .records import (
     EvalResult,
     ItemResult,
@@ -91,6 +91,7 @@ __all__ = [
     "arun_evals",
     "ascore_frame",
     "compare_judges",
+    "compare_runs",
     "create_answer_similarity_scorer",
     "create_judge",
     "create_judged_scorer",

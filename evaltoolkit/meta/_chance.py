@@ -92,6 +92,7 @@ def categorical_rows(
     if binary and threshold is not None:
         verdicts = (scores >= threshold).astype(float)
         weights: KappaWeights
+        level: Level
         weights, level = None, "nominal"
     elif np.isin(scores, label_values).all():
         verdicts = scores
@@ -103,17 +104,20 @@ def categorical_rows(
     pair_codes = np.searchsorted(domain, verdicts) * size + np.searchsorted(domain, labels)
 
     def kappa_of(counts: FloatArray) -> float:
-        table = np.bincount(pair_codes, weights=counts, minlength=size * size)
+        table = np.bincount(pair_codes, weights=counts, minlength=size * size).astype(float)
         return kappa_from_table(table.reshape(size, size), domain, weights)
 
+    # One row per item: how many of the two raters (judge, human) gave each value.
+    value_counts = np.zeros((len(labels), size))
+    np.add.at(value_counts, (np.arange(len(labels)), np.searchsorted(domain, verdicts)), 1.0)
+    np.add.at(value_counts, (np.arange(len(labels)), np.searchsorted(domain, labels)), 1.0)
+
     def alpha_of(drawn: np.ndarray[Any, Any]) -> float:
-        pair = np.vstack([verdicts[drawn], labels[drawn]])
-        if len(np.unique(pair)) < 2:
-            return math.nan
+        counts = value_counts[drawn]
+        if np.count_nonzero(counts.sum(axis=0)) < 2:
+            return math.nan  # a single value throughout: alpha is undefined
         return float(
-            krippendorff.alpha(
-                reliability_data=pair, value_domain=domain, level_of_measurement=level
-            )
+            krippendorff.alpha(value_counts=counts, value_domain=domain, level_of_measurement=level)
         )
 
     items = len(labels)
@@ -229,6 +233,7 @@ def baseline_rows(
         name = "accuracy" if binary else "exact_accuracy"
         rows.append(_row(name, float(hits.mean()), low, high, items))
         # A constant predictor agrees exactly as often as chance predicts: kappa 0 always.
-        rows.append(_row("kappa", 0.0, *((0.0, 0.0) if n_bootstrap else (math.nan, math.nan)), items))
+        rows.append(
+            _row("kappa", 0.0, *((0.0, 0.0) if n_bootstrap else (math.nan, math.nan)), items)
+        )
     return rows
-

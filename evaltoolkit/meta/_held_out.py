@@ -100,8 +100,10 @@ def tune_test_split(
     items = load_items(data)
     ids = [item.item_id for item in items]
     if len(set(map(_group_key, ids))) != len(ids):
-        seen: set[Any] = set()
-        repeated = [i for i in ids if _group_key(i) in seen or seen.add(_group_key(i))]
+        keys_seen = [_group_key(item_id) for item_id in ids]
+        repeated = [
+            item_id for item_id, key in zip(ids, keys_seen, strict=True) if keys_seen.count(key) > 1
+        ]
         raise ConfigurationError(
             f"tune_test_split: {len(repeated)} item id(s) repeat (e.g. {repeated[0]!r}); the "
             "split is keyed by item id, so give every item its own id"

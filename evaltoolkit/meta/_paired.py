@@ -80,8 +80,8 @@ def _by_id(run: EvalResult, name: str) -> dict[Any, ItemResult]:
         items[item.item_id] = item
     if repeated:
         raise ConfigurationError(
-            f"compare_runs: run {name} holds {len(repeated)} repeated item id(s) ({_few(repeated)}); "
-            "pairing needs one item per id, so give every item its own id"
+            f"compare_runs: run {name} holds {len(repeated)} repeated item id(s) "
+            f"({_few(repeated)}); pairing needs one item per id, so give every item its own id"
         )
     return items
 
@@ -199,9 +199,7 @@ def paired_scores(
         columns = _score_columns(ordered, chosen)
     else:
         columns = [score] if isinstance(score, str) else list(dict.fromkeys(score))
-        known = dict.fromkeys(
-            _score_columns(ordered, chosen) + _score_columns(list(run_b), chosen)
-        )
+        known = dict.fromkeys(_score_columns(ordered, chosen) + _score_columns(list(run_b), chosen))
         unknown = [column for column in columns if column not in known]
         if unknown:
             raise ConfigurationError(
