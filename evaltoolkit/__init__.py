@@ -35,7 +35,7 @@ from .errors import (
 )
 from .judge import JudgeConfig, create_judge
 from .messages import ToolResult, extract_tool_results
-from .meta import compare_judges, compare_runs
+from .meta import compare_judges, compare_runs, repeatability
 from .records import (
     EvalResult,
     ItemResult,
@@ -100,6 +100,7 @@ __all__ = [
     "create_textual_difference_scorer",
     "extract_tool_results",
     "read_results",
+    "repeatability",
     "run_evals",
     "score_frame",
 ]

@@ -20,6 +20,7 @@ from ._cache import JudgeCache, default_cache_dir
 from ._config import OFFLINE_MODEL, STRUCTURED_OUTPUT_MODES, JudgeConfig, judge_option_names
 from ._limits import call_slot, shared_call_limit
 from ._offline_judge import OfflineJudge
+from ._repeat import current_repeat, scoring_repeat
 from ._shards import merge_cache_shards
 from ._structured import default_max_tokens
 from ._types import Judge, JudgeReply, JudgeRequest, OfflineAnswer, render_messages
@@ -40,11 +41,13 @@ __all__ = [
     "OfflineJudge",
     "call_slot",
     "create_judge",
+    "current_repeat",
     "default_cache_dir",
     "default_max_tokens",
     "judge_option_names",
     "merge_cache_shards",
     "render_messages",
+    "scoring_repeat",
     "shared_call_limit",
 ]
 

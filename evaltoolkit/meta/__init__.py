@@ -32,17 +32,20 @@ from ._held_out import tune_test_split
 from ._loaders import load_qa_equivalence, load_sentence_pairs, load_summeval, load_table
 from ._paired import compare_runs, paired_scores
 from ._reliability import cohen_kappa, krippendorff_alpha
+from ._repeatability import Repeatability, arepeatability, repeatability
 
 __all__ = [
     "AGREEMENT_METRICS",
     "ANSWER_THRESHOLD",
     "JudgeComparison",
     "MetaEvaluation",
+    "Repeatability",
     "acompare_judges",
     "agreement",
     "agreement_change",
     "ajudge_comparison",
     "ameta_evaluate",
+    "arepeatability",
     "cohen_kappa",
     "compare_judges",
     "compare_runs",
@@ -56,6 +59,7 @@ __all__ = [
     "load_table",
     "meta_evaluate",
     "paired_scores",
+    "repeatability",
     "tune_test_split",
 ]
 
