@@ -4,6 +4,7 @@ against an independent computation (published figures, scipy, numpy moments)."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import krippendorff
 import numpy as np
@@ -14,6 +15,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import evaltoolkit as et
+from evaltoolkit.cli import main
 from evaltoolkit.errors import ConfigurationError
 from evaltoolkit.meta import (
     agreement,
@@ -359,3 +361,22 @@ def test_no_change_gives_an_exact_zero_interval() -> None:
     row = agreement_change(same, "human", metrics=["kendall"], n_bootstrap=100).iloc[0]
     assert (row["change"], row["change_ci_low"], row["change_ci_high"]) == (0.0, 0.0, 0.0)
     assert row["part"] == "all"
+
+
+def test_the_compare_command_prints_the_paired_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first = run_of(FIXED_A).to_parquet(tmp_path / "a.parquet")
+    second = run_of([s + 0.2 for s in FIXED_A]).to_parquet(tmp_path / "b.parquet")
+
+    status = main(["compare", str(first), str(second), "--score", "alignment"])
+
+    printed = capsys.readouterr().out
+    assert status == 0
+    assert "alignment: B - A = +0.1000" in printed  # the alignment axis is half the score
+    assert f"B higher on {len(FIXED_A)}, equal on 0, lower on 0" in printed
+    assert "score: B - A" not in printed  # only the column asked for
+
+    other = run_of([0.1, 0.2], ids=["x", "y"]).to_parquet(tmp_path / "c.parquet")
+    assert main(["compare", str(first), str(other)]) == 2
+    assert "only in A" in capsys.readouterr().err
