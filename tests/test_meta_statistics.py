@@ -380,3 +380,18 @@ def test_the_compare_command_prints_the_paired_table(
     other = run_of([0.1, 0.2], ids=["x", "y"]).to_parquet(tmp_path / "c.parquet")
     assert main(["compare", str(first), str(other)]) == 2
     assert "only in A" in capsys.readouterr().err
+
+
+def test_the_plot_draws_each_pair_and_the_interval_of_the_mean() -> None:
+    from evaltoolkit.plots import paired_differences
+
+    a, b = run_of(FIXED_A), run_of(FIXED_B)
+    figure = paired_differences(a, b, n_bootstrap=200, seed=3)
+
+    ax = figure.axes[0]
+    drawn = sorted(float(y) for _, y in ax.collections[0].get_offsets())
+    assert drawn == pytest.approx(sorted(np.array(FIXED_B) - np.array(FIXED_A)))
+    row = compare_runs(a, b, score="score", n_bootstrap=200, seed=3).iloc[0]
+    band = ax.patches[0].get_extents().transformed(ax.transData.inverted())
+    assert (band.y0, band.y1) == pytest.approx((row["ci_low"], row["ci_high"]))
+    assert "B higher on 8, equal 1, lower 3" in ax.get_title()
