@@ -356,9 +356,11 @@ def _print_agreement(evaluation: Any) -> None:
     for (score, level), rows in table.groupby(["score", "level"], sort=False):
         used = int(rows["n"].iloc[0])
         groups = rows["groups"].iloc[0]
-        scope = (
-            f"per {evaluation.group} ({int(groups)} groups)" if level == "per_group" else "pooled"
-        )
+        scope = {
+            "per_group": f"per {evaluation.group} ({groups:.0f} groups)",
+            "system": f"system level: means of {groups:.0f} systems",
+            "baseline": "no judgement: a random score, the majority label",
+        }.get(str(level), "pooled")
         print(f"  {score} [{scope}, n={used}, skipped={int(rows['skipped'].iloc[0])}]")
         for row in rows.itertuples():
             at = "" if math.isnan(row.threshold) else f" @ {row.threshold:.3g}"

@@ -395,3 +395,51 @@ def test_the_plot_draws_each_pair_and_the_interval_of_the_mean() -> None:
     band = ax.patches[0].get_extents().transformed(ax.transData.inverted())
     assert (band.y0, band.y1) == pytest.approx((row["ci_low"], row["ci_high"]))
     assert "B higher on 8, equal 1, lower 3" in ax.get_title()
+
+
+def test_system_level_correlates_the_systems_means() -> None:
+    generator = np.random.default_rng(8)
+    systems, docs = 6, 20
+    quality = generator.normal(size=systems)
+    frame = pd.DataFrame(
+        {
+            "system": np.tile(np.arange(systems), docs),
+            "doc": np.repeat(np.arange(docs), systems),
+        }
+    )
+    frame["human"] = quality[frame["system"]] + generator.normal(size=len(frame))
+    frame["judge"] = quality[frame["system"]] + generator.normal(size=len(frame))
+    table = agreement(frame, "judge", "human", group="doc", system="system", n_bootstrap=300)
+    rows = table.query("level == 'system'").set_index("metric")
+    means = frame.groupby("system")[["judge", "human"]].mean()
+    assert rows.loc["spearman", "value"] == pytest.approx(
+        stats.spearmanr(means["judge"], means["human"]).statistic
+    )
+    assert rows.loc["kendall", "value"] == pytest.approx(
+        stats.kendalltau(means["judge"], means["human"]).statistic
+    )
+    assert rows.loc["pearson", "value"] == pytest.approx(
+        stats.pearsonr(means["judge"], means["human"]).statistic
+    )
+    assert (rows["groups"] == systems).all()
+    pearson = rows.loc["pearson"]
+    assert pearson["ci_low"] < pearson["value"] <= pearson["ci_high"]
+
+
+def test_meta_evaluate_adds_system_level_rows_when_the_data_names_systems() -> None:
+    frame = pd.DataFrame(
+        {
+            "sentence1": ["a cat", "a dog", "the sun", "a cat sat", "dogs", "sun"] * 2,
+            "sentence2": ["a cat", "a log", "a moon", "a cat sat", "cats", "the sun"] * 2,
+            "meaning": [5.0, 3.0, 0.5, 4.0, 1.0, 2.0, 4.5, 2.0, 1.0, 5.0, 2.0, 3.0],
+            "system_id": ["x", "y", "z"] * 4,
+        }
+    )
+    evaluation = et.meta.meta_evaluate(
+        frame, task="textual-difference", label="meaning", n_bootstrap=0, progress=False
+    )
+    rows = evaluation.agreement.query("level == 'system'").set_index("metric")
+    means = evaluation.scores.groupby("system_id")[["score_textual_difference", "meaning"]].mean()
+    assert rows.loc["spearman", "value"] == pytest.approx(
+        stats.spearmanr(means["score_textual_difference"], means["meaning"]).statistic
+    )

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from evaltoolkit.meta._chance import BASELINE, baseline_rows, categorical_rows
 from evaltoolkit.meta._loaders import _describe_columns, _error
+from evaltoolkit.meta._system import SYSTEM_LEVEL, system_rows
 
 if TYPE_CHECKING:
     import numpy as np
@@ -487,6 +488,7 @@ def agreement(
     confidence: float = 0.95,
     seed: int = 0,
     min_group_size: int = 3,
+    system: str | None = None,
 ) -> pd.DataFrame:
     """Measures how far automatic scores agree with human labels.
 
@@ -522,6 +524,10 @@ def agreement(
         confidence: Coverage of the intervals.
         seed: Seed of the bootstrap.
         min_group_size: Fewest usable items a group needs to count in the per-group average.
+        system: Column naming the system that produced each item (e.g. ``"system_id"``):
+            adds the system-level correlations (``level="system"``: each system's mean
+            score against its mean label, correlated over systems, ``groups`` counting the
+            systems), their interval resampling the ``group`` (documents), else items.
 
     Returns:
         A DataFrame with the columns ``score``, ``label``, ``metric``, ``level``, ``value``,
@@ -553,7 +559,17 @@ def agreement(
     if group is not None:
         group_codes = np.asarray(pd.factorize(df[group], use_na_sentinel=True)[0], dtype=np.intp)
     # Spawned children depend on their position only: the first two stay what they were.
-    item_seed, group_seed, categorical_seed, baseline_seed = np.random.SeedSequence(seed).spawn(4)
+    system_codes: IndexArray | None = None
+    if system is not None:
+        if system not in df.columns:
+            raise _error(
+                f"column {system!r} (from system) is not in the DataFrame; the columns present "
+                f"are: {_describe_columns(df.columns)}. Pass system= with one of them."
+            )
+        system_codes = np.asarray(pd.factorize(df[system], use_na_sentinel=True)[0], np.intp)
+    item_seed, group_seed, categorical_seed, baseline_seed, system_seed = np.random.SeedSequence(
+        seed
+    ).spawn(5)
 
     rows: list[dict[str, Any]] = []
     for column in score_columns:
@@ -591,6 +607,20 @@ def agreement(
             {**common, **_row(entry.estimate, "per_group", entry.items, float(entry.groups))}
             for entry in per_group
         ]
+        if system_codes is not None:
+            in_system = usable & (system_codes >= 0)
+            rows += [
+                {**common, "level": SYSTEM_LEVEL, "threshold": math.nan, **row}
+                for row in system_rows(
+                    scores[in_system],
+                    labels[in_system],
+                    _recoded(system_codes[in_system]),
+                    None if group_codes is None else _recoded(group_codes[in_system]),
+                    n_bootstrap=n_bootstrap,
+                    confidence=confidence,
+                    seed_sequence=system_seed,
+                )
+            ]
         rows += pooled_rows[correlation_count:]
         verdict_threshold = float(threshold) if binary and threshold is not None else math.nan
         rows += [
@@ -629,6 +659,14 @@ def agreement(
             "threshold": "float64",
         }
     )
+
+
+def _recoded(codes: IndexArray) -> IndexArray:
+    """Codes renumbered 0..k-1 over the values present (a group with a missing value is -1)."""
+    import numpy as np
+
+    present: IndexArray = np.unique(codes, return_inverse=True)[1].astype(np.intp)
+    return present
 
 
 def _row(estimate: _Estimate, level: str, items: int, groups: float) -> dict[str, Any]:
