@@ -151,11 +151,6 @@ def categorical_rows(
 def _correlation_statistic(metric: str) -> Any:
     from scipy import stats
 
-    def spearman(x: FloatArray, y: FloatArray, axis: int = -1) -> Any:
-        return stats.pearsonr(
-            stats.rankdata(x, axis=axis), stats.rankdata(y, axis=axis), axis=axis
-        ).statistic
-
     def pearson(x: FloatArray, y: FloatArray, axis: int = -1) -> Any:
         return stats.pearsonr(x, y, axis=axis).statistic
 
@@ -170,7 +165,8 @@ def _correlation_statistic(metric: str) -> Any:
         rank_sum = (ranks * (x == 1.0)).sum(axis=axis)
         return (rank_sum - positives * (positives + 1) / 2.0) / (positives * negatives)
 
-    return {"spearman": spearman, "pearson": pearson, "kendall": kendall, "auroc": auroc}[metric]
+    # Spearman's rho is Pearson's r of the ranks: baseline_rows pairs ranks for it.
+    return {"spearman": pearson, "pearson": pearson, "kendall": kendall, "auroc": auroc}[metric]
 
 
 def baseline_rows(
@@ -197,10 +193,13 @@ def baseline_rows(
         expected = 0.5 if metric == "auroc" else 0.0
         low, high = math.nan, math.nan
         if n_bootstrap and len(np.unique(labels)) > 1:
+            pair = (labels, random_scores)
+            if metric == "spearman":  # ranks once, not once per pairing
+                pair = (stats.rankdata(labels), stats.rankdata(random_scores))
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 null = stats.permutation_test(
-                    (labels, random_scores),
+                    pair,
                     _correlation_statistic(metric),
                     permutation_type="pairings",
                     n_resamples=(
