@@ -270,9 +270,9 @@ def meta_evaluate(
     Summarization compares the alignment axis, the coverage axis and the final score with the
     label. Data with a ``system_id`` column (SummEval, REALSumm, Newsroom) also gets the
     system-level rows (``level="system"``): each system's mean score against its mean label,
-    correlated over systems, the interval resampling documents. Answer similarity scores the answer against each reference (a list of golden
-    answers is expanded) and keeps the best. Textual difference compares the answer column
-    with the reference column.
+    correlated over systems, the interval resampling documents. Answer similarity scores the
+    answer against each reference (a list of golden answers is expanded) and keeps the best.
+    Textual difference compares the answer column with the reference column.
 
     Args:
         data: A .jsonl/.csv/.parquet path or a DataFrame.
