@@ -507,6 +507,20 @@ def agreement(
     chosen threshold is in the ``threshold`` column. Its interval re-chooses the threshold
     in every resample.
 
+    For labels with few distinct values (at most 10: 1-5 ratings, pass/fail) and a judge
+    whose verdicts sit on the label's scale (every score is one of the label's values, or
+    ``score >= threshold`` for a boolean label with a threshold): Cohen's kappa
+    (``kappa_quadratic`` for ordinal labels with more than two values, else ``kappa``),
+    Krippendorff's alpha (``alpha_ordinal`` or ``alpha_nominal``) and ``exact_accuracy``
+    (see :func:`cohen_kappa` and :func:`krippendorff_alpha`).
+
+    The table ends with a baseline block (``score`` and ``level`` ``"baseline"``): what a
+    random score gives for each correlation (0) and AUROC (0.5), with the interval of the
+    statistic over random pairings of the labels with random scores
+    (:func:`scipy.stats.permutation_test`), and for labels with few values what always
+    answering the majority label gives: its accuracy (with a bootstrap interval) and kappa
+    (0). A figure whose interval overlaps the baseline's says little.
+
     Intervals are percentile bootstrap intervals: items are resampled for pooled metrics and
     groups for the per-group average, from a numpy Generator seeded with ``seed``, so results
     are deterministic. Resamples in which a correlation is undefined (constant scores or
@@ -532,8 +546,9 @@ def agreement(
     Returns:
         A DataFrame with the columns ``score``, ``label``, ``metric``, ``level``, ``value``,
         ``ci_low``, ``ci_high``, ``n`` (items used), ``skipped`` (items skipped as missing),
-        ``groups`` (groups used; NaN for pooled rows) and ``threshold`` (for threshold
-        metrics; NaN otherwise).
+        ``groups`` (groups used, or systems for ``level="system"``; NaN for pooled rows) and
+        ``threshold`` (for threshold metrics; NaN otherwise). ``level`` is ``pooled``,
+        ``per_group``, ``system`` or ``baseline``.
 
     Raises:
         ConfigurationError: A named column is missing or not numeric, or an option is out of
@@ -543,7 +558,8 @@ def agreement(
         >>> import pandas as pd
         >>> df = pd.DataFrame({"judge": [0.1, 0.4, 0.35, 0.8], "human": [1, 2, 3, 4]})
         >>> table = agreement(df, "judge", "human", n_bootstrap=200)
-        >>> round(float(table.set_index("metric").loc["spearman", "value"]), 3)
+        >>> judged = table[table["score"] == "judge"].set_index("metric")
+        >>> round(float(judged.loc["spearman", "value"]), 3)
         0.8
     """
     import numpy as np
