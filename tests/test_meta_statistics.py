@@ -443,3 +443,26 @@ def test_meta_evaluate_adds_system_level_rows_when_the_data_names_systems() -> N
     assert rows.loc["spearman", "value"] == pytest.approx(
         stats.spearmanr(means["score_textual_difference"], means["meaning"]).statistic
     )
+
+
+def test_a_report_of_two_runs_of_the_same_items_compares_them() -> None:
+    from evaltoolkit.report import build_report
+    from evaltoolkit.report._comparison import comparison_section
+    from evaltoolkit.report._data import Run
+
+    a, b = run_of(FIXED_A), run_of([s + 0.2 for s in FIXED_A])
+    row = compare_runs(a, b, score="score").iloc[0]
+
+    page = build_report({"before": a, "after": b})
+
+    section = page[page.index("<section id='comparison'>") :]
+    section = section[: section.index("</section>")]
+    assert "A = before, B = after" in section
+    assert f"+0.200 [{row['ci_low']:+.3f}, {row['ci_high']:+.3f}]" in section
+    assert f"{len(FIXED_A)} / 0 / 0" in section
+    assert section.count("<svg") == 2  # score and alignment, drawn
+
+    different = [Run("a", a, None), Run("z", run_of([0.1], ids=["z"]), None)]
+    note = str(comparison_section(different))
+    assert "The two runs are not compared" in note and "only in A" in note
+    assert comparison_section([Run("a", a, None)]) is None

@@ -18,6 +18,7 @@ from .. import __version__
 from .._html import Markup, details_block, join, key_value_table, table
 from ..records import EvalResult, ScoreResult, sum_cost, sum_usage
 from ._assets import SCRIPT, STYLE
+from ._comparison import comparison_section
 from ._data import RowData, Run, disagreements, row_axes
 
 if TYPE_CHECKING:
@@ -451,6 +452,14 @@ def render_page(
                 figures=_figures(run, index),
                 disagreements=_disagreement_table(run, row_of, top_disagreements),
                 prompts=_prompts(run),
+            )
+        )
+    comparison = comparison_section(runs)
+    if comparison is not None:
+        nav.append(Markup("<a href='#comparison'>Comparison</a>"))
+        sections.append(
+            Markup("<section id='comparison'><h2>Is B - A real?</h2>{}</section>").format(
+                comparison
             )
         )
     nav.append(Markup("<a href='#items'>Items</a>"))
