@@ -340,7 +340,7 @@ def test_an_edit_that_helps_tune_but_not_test_is_not_confirmed() -> None:
     assert table.loc["tune", "change_ci_low"] > 0  # a clear gain where it was tuned
     assert table.loc["test", "change_ci_low"] < 0 < table.loc["test", "change_ci_high"]
     assert table.loc["test", "verdict"] == "not confirmed"
-    assert pd.isna(table.loc["tune", "verdict"])
+    assert table.loc["tune", "verdict"] is None
     expected = stats.spearmanr(frame["after"][60:], frame["human"][60:]).statistic
     assert table.loc["test", "after"] == pytest.approx(expected)
 

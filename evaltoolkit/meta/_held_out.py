@@ -355,4 +355,6 @@ def change_table(
         "groups",
         "verdict",
     ]
-    return pd.DataFrame(rows, columns=columns)
+    table = pd.DataFrame(rows, columns=columns)
+    table["verdict"] = table["verdict"].astype(object).where(table["verdict"].notna(), None)
+    return table

@@ -192,6 +192,11 @@ async def arepeatability(
             f"repeatability: repeats must be an integer of at least 2 (a spread needs two "
             f"scorings), got {repeats!r}"
         )
+    if run_options.get("client") is not None:
+        raise ConfigurationError(
+            "repeatability: score the repeats in this process (no client=): the repeat index "
+            "travels with the task and does not reach Dask workers"
+        )
     deterministic = scorer.judge_model in (None, OFFLINE_MODEL)
     runs: list[EvalResult] = []
     for index in range(1 if deterministic else repeats):
