@@ -440,9 +440,18 @@ def test_meta_evaluate_adds_system_level_rows_when_the_data_names_systems() -> N
     )
     rows = evaluation.agreement.query("level == 'system'").set_index("metric")
     means = evaluation.scores.groupby("system_id")[["score_textual_difference", "meaning"]].mean()
-    assert rows.loc["spearman", "value"] == pytest.approx(
-        stats.spearmanr(means["score_textual_difference"], means["meaning"]).statistic
+    expected = stats.spearmanr(means["score_textual_difference"], means["meaning"]).statistic
+    assert rows.loc["spearman", "value"] == pytest.approx(expected)
+
+    board = et.compare_judges(
+        frame,
+        {"plain": et.create_textual_difference_scorer()},
+        label="meaning",
+        task="textual-difference",
+        n_bootstrap=0,
+        progress=False,
     )
+    assert board.loc[0, "spearman_system"] == pytest.approx(expected)
 
 
 def test_a_report_of_two_runs_of_the_same_items_compares_them() -> None:

@@ -258,6 +258,7 @@ def _leaderboard(board: pd.DataFrame) -> Markup:
             "kendall",
             "spearman_per_group",
             "kendall_per_group",
+            "spearman_system",
             "auroc",
             "accuracy",
         )
