@@ -36,7 +36,7 @@ from .errors import (
 )
 from .judge import JudgeConfig, create_judge
 from .messages import ToolResult, extract_tool_results
-from .meta import acompare_judges, compare_judges
+from .meta import acompare_judges, compare_judges, compare_runs, repeatability
 from .records import (
     EvalResult,
     ItemResult,
@@ -93,6 +93,7 @@ __all__ = [
     "arun_evals",
     "ascore_frame",
     "compare_judges",
+    "compare_runs",
     "create_answer_similarity_scorer",
     "create_judge",
     "create_judged_scorer",
@@ -101,6 +102,7 @@ __all__ = [
     "create_textual_difference_scorer",
     "extract_tool_results",
     "read_results",
+    "repeatability",
     "run_evals",
     "score_frame",
 ]

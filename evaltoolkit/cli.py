@@ -397,9 +397,11 @@ def _print_agreement(evaluation: Any) -> None:
     for (score, level), rows in table.groupby(["score", "level"], sort=False):
         used = int(rows["n"].iloc[0])
         groups = rows["groups"].iloc[0]
-        scope = (
-            f"per {evaluation.group} ({int(groups)} groups)" if level == "per_group" else "pooled"
-        )
+        scope = {
+            "per_group": f"per {evaluation.group} ({groups:.0f} groups)",
+            "system": f"system level: means of {groups:.0f} systems",
+            "baseline": "no judgement: a random score, the majority label",
+        }.get(str(level), "pooled")
         print(f"  {score} [{scope}, n={used}, skipped={int(rows['skipped'].iloc[0])}]")
         for row in rows.itertuples():
             at = "" if math.isnan(row.threshold) else f" @ {row.threshold:.3g}"
@@ -729,6 +731,60 @@ def _report(args: argparse.Namespace) -> int:
     target = write_report(runs, out, title=args.title, max_items=args.max_items)
     print(f"wrote {target} ({target.stat().st_size / 1e6:.1f} MB, {len(runs)} results file(s))")
     return 0
+
+
+# -- compare --------------------------------------------------------------------------------
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from .meta import compare_runs
+
+    first, second = Path(args.a), Path(args.b)
+    table = compare_runs(
+        first,
+        second,
+        score=args.score,
+        scorer=args.scorer,
+        group=args.group,
+        n_bootstrap=args.n_bootstrap,
+        seed=args.seed,
+    )
+    print(f"A: {first}\nB: {second}")
+    print(table.to_string(index=False, float_format=lambda value: f"{value:.4g}"))
+    for row in table.to_dict(orient="records"):
+        print(
+            f"{row['score']}: B - A = {row['difference']:+.4f} "
+            f"[{row['ci_low']:+.4f}, {row['ci_high']:+.4f}] (95% paired bootstrap), "
+            f"Wilcoxon p = {row['p_value']:.3g}; B higher on {row['wins']}, equal on "
+            f"{row['ties']}, lower on {row['losses']} of {row['n_pairs']} pairs"
+            + (f" ({row['failed']} left out: failed in a run)" if row["failed"] else "")
+        )
+    return 0
+
+
+def _add_compare_command(commands: Any) -> None:
+    compare = commands.add_parser(
+        "compare",
+        help="is the difference between two runs of the same items real? (paired)",
+        description="Pair two saved runs of the same items by id and print, per score "
+        "column, each run's mean, the mean difference B - A with a paired bootstrap interval, "
+        "the Wilcoxon signed-rank p-value and wins / ties / losses of B against A.",
+        formatter_class=_HelpFormatter,
+    )
+    compare.add_argument("a", help="results file of run A (.parquet, .csv, .jsonl)")
+    compare.add_argument("b", help="results file of run B, the same items")
+    compare.add_argument(
+        "--score",
+        default=None,
+        help="the score column (score, or an axis such as alignment; default: all)",
+    )
+    compare.add_argument("--scorer", default=None, help="the scorer id (default: the shared one)")
+    compare.add_argument(
+        "--group", default=None, help="an item field whose groups are resampled (e.g. doc_id)"
+    )
+    compare.add_argument("--n-bootstrap", type=int, default=1000, help="bootstrap resamples")
+    compare.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
+    compare.set_defaults(handler=_compare)
 
 
 # -- cache ----------------------------------------------------------------------------------
@@ -1116,6 +1172,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     report.set_defaults(handler=_report)
 
+    _add_compare_command(commands)
     _add_cache_command(commands)
     return parser
 

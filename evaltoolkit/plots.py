@@ -47,6 +47,7 @@ __all__ = [
     "axis_points",
     "axis_scatter",
     "draw_axis_scatter",
+    "paired_differences",
     "score_histograms",
     "score_vs_label",
 ]
@@ -759,4 +760,80 @@ def agreement_vs_cost(
     finite = [value for value in spends if math.isfinite(value)]
     top = max([0.0, *finite])
     ax.set_xlim(-0.05 * (top or 1.0), top * 1.25 + (0.05 if top == 0 else 0.0))
+    return figure
+
+
+def paired_differences(
+    a: EvalResult | str | os.PathLike[str],
+    b: EvalResult | str | os.PathLike[str],
+    *,
+    score: str = "score",
+    scorer: str | None = None,
+    group: str | None = None,
+    n_bootstrap: int = 1000,
+    seed: int = 0,
+    figsize: tuple[float, float] = (6.4, 3.8),
+) -> Any:
+    """Two runs of the same items: each item's difference B - A, and the mean with its interval.
+
+    One point per pair, sorted by its difference (B higher above the zero line, lower below),
+    and a band for the mean difference with its paired bootstrap interval from
+    :func:`~evaltoolkit.compare_runs`. Items that failed in either run are left out and
+    counted in the title.
+
+    Args:
+        a: The first run, or the path of saved results.
+        b: The second run of the same items.
+        score: The score column: ``"score"`` or an axis such as ``"alignment"``.
+        scorer: The scorer id (default: the first scorer both runs have).
+        group: An item field whose groups the interval resamples (e.g. ``"doc_id"``).
+        n_bootstrap: Bootstrap resamples of the interval.
+        seed: Seed of the bootstrap.
+        figsize: Figure size in inches.
+
+    Returns:
+        A :class:`matplotlib.figure.Figure` with one axes.
+
+    Raises:
+        ConfigurationError: The runs hold different items (see ``compare_runs``).
+
+    Example:
+        >>> import evaltoolkit as et
+        >>> from evaltoolkit.plots import paired_differences
+        >>> a = et.run_evals("data/demo_answers.jsonl", et.create_textual_difference_scorer(),
+        ...                  progress=False)
+        >>> b = et.run_evals("data/demo_answers.jsonl",
+        ...                  et.create_textual_difference_scorer(scale=0.9), progress=False)
+        >>> paired_differences(a, b, n_bootstrap=100).axes[0].get_ylabel()
+        'B - A (score)'
+    """
+    from .meta import compare_runs, paired_scores
+
+    pairs = paired_scores(a, b, score=score, scorer=scorer, group=group)
+    row = compare_runs(
+        a, b, score=score, scorer=scorer, group=group, n_bootstrap=n_bootstrap, seed=seed
+    ).iloc[0]
+    used = pairs[~pairs["failed"]]
+    differences = sorted(float(value) for value in used["difference"])
+    figure = _figure(figsize)
+    ax = figure.subplots()
+    positions = list(range(len(differences)))
+    colours = ["#2e86ab" if d > 0 else "#d1495b" if d < 0 else "#6c757d" for d in differences]
+    ax.scatter(positions, differences, s=14, c=colours, zorder=3, label="items (B - A)")
+    ax.axhline(0.0, color="black", linewidth=0.8)
+    mean, low, high = float(row["difference"]), float(row["ci_low"]), float(row["ci_high"])
+    if math.isfinite(low) and math.isfinite(high):
+        ax.axhspan(low, high, color="#f4a259", alpha=0.35, label="95% interval of the mean")
+    ax.axhline(mean, color="#f4a259", linewidth=2, label=f"mean {mean:+.3f}")
+    title = (
+        f"B - A on {score}: {mean:+.3f} [{low:+.3f}, {high:+.3f}]; "
+        f"B higher on {row['wins']}, equal {row['ties']}, lower {row['losses']}"
+    )
+    if row["failed"]:
+        title += f"\n{row['failed']} item(s) left out: failed in a run"
+    ax.set_title(title, fontsize=9)
+    ax.set_xlabel(f"items, sorted by difference ({len(differences)} pairs)")
+    ax.set_ylabel(f"B - A ({score})")
+    ax.legend(fontsize=8, loc="upper left")
+    ax.grid(True, alpha=0.25)
     return figure

@@ -218,7 +218,8 @@ def test_meta_eval_with_one_model_and_a_report_keeps_its_output_and_adds_the_rep
     assert "agreement with 'consistency' (summarization, judge offline)" in printed
     assert "leaderboard" not in printed
     table = pd.read_csv(out)
-    assert set(table["score"]) == {"alignment", "coverage", "score"}  # today's agreement table
+    # The agreement table: each score column, then the baseline block.
+    assert set(table["score"]) == {"alignment", "coverage", "score", "baseline"}
     page = report.read_text(encoding="utf-8")
     assert "Judge leaderboard" not in page
     assert len(report_data(page)["rows"]) == 12

@@ -157,8 +157,9 @@ def test_constant_scores_give_nan_without_warnings() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         table = agreement(df, "judge", "human", n_bootstrap=50)
-    assert table["value"].isna().all()
-    assert table["ci_low"].isna().all()
+    judged = table[table["score"] == "judge"]
+    assert judged["value"].isna().all()
+    assert judged["ci_low"].isna().all()
 
 
 def test_auroc_of_perfect_and_reversed_separators() -> None:
@@ -192,7 +193,8 @@ def test_accuracy_and_f1_at_a_fixed_threshold() -> None:
 
 def test_without_threshold_the_fixed_threshold_rows_are_left_out() -> None:
     df = pd.DataFrame({"judge": [0.2, 0.4, 0.6, 0.8], "human": [0, 0, 1, 1]})
-    metrics = set(agreement(df, "judge", "human", n_bootstrap=10)["metric"])
+    table = agreement(df, "judge", "human", n_bootstrap=10)
+    metrics = set(table.loc[table["score"] == "judge", "metric"])
     assert {"auroc", "best_accuracy", "best_f1"} <= metrics
     assert not {"accuracy", "f1"} & metrics
 
@@ -225,7 +227,8 @@ def test_best_threshold_ties_take_the_lowest_and_all_negative_is_inf() -> None:
 
 def test_numeric_labels_other_than_zero_and_one_get_no_binary_metrics() -> None:
     df = pd.DataFrame({"judge": [0.1, 0.5, 0.7, 0.9], "human": [0, 1, 2, 1]})
-    assert set(agreement(df, "judge", "human", n_bootstrap=10)["metric"]) == {
+    table = agreement(df, "judge", "human", n_bootstrap=10)
+    assert set(table.loc[table["score"] == "judge", "metric"]) == {
         "spearman",
         "kendall",
         "pearson",
@@ -260,8 +263,9 @@ def test_bootstrap_is_deterministic_for_a_seed_and_contains_the_estimate() -> No
     first = agreement(df, ["judge", "other"], "correct", group="doc", threshold=3.0, seed=11)
     second = agreement(df, ["judge", "other"], "correct", group="doc", threshold=3.0, seed=11)
     pd.testing.assert_frame_equal(first, second)
-    assert ((first["ci_low"] <= first["value"]) & (first["value"] <= first["ci_high"])).all()
-    assert (first["ci_low"] < first["ci_high"]).all()
+    judged = first[first["score"] != "baseline"]
+    assert ((judged["ci_low"] <= judged["value"]) & (judged["value"] <= judged["ci_high"])).all()
+    assert (judged["ci_low"] < judged["ci_high"]).all()
     other_seed = agreement(df, ["judge", "other"], "correct", group="doc", threshold=3.0, seed=12)
     assert not np.allclose(first["ci_low"], other_seed["ci_low"])
     pd.testing.assert_series_equal(first["value"], other_seed["value"])
@@ -296,9 +300,17 @@ def test_result_layout_one_block_per_score_column() -> None:
         ("f1", "pooled"),
         ("best_accuracy", "pooled"),
         ("best_f1", "pooled"),
+        ("kappa", "pooled"),  # of the verdicts score >= threshold
+        ("alpha_nominal", "pooled"),
     ]
-    assert list(zip(table["metric"], table["level"], strict=True)) == block * 2
-    assert table["score"].tolist() == ["judge"] * len(block) + ["other"] * len(block)
+    baseline = [
+        (metric, "baseline")
+        for metric in ("spearman", "kendall", "pearson", "auroc", "accuracy", "kappa")
+    ]
+    assert list(zip(table["metric"], table["level"], strict=True)) == block * 2 + baseline
+    assert table["score"].tolist() == (
+        ["judge"] * len(block) + ["other"] * len(block) + ["baseline"] * len(baseline)
+    )
     assert (table["label"] == "correct").all()
     assert table["n"].dtype == np.int64
     assert table["groups"].dtype == np.float64

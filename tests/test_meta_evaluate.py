@@ -219,8 +219,10 @@ def test_cli_on_summeval_with_limit(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "48 labelled items scored, 0 failed" in printed
     assert "alignment [per doc_id (3 groups)" in printed
     table = pd.read_csv(out)
-    assert set(table["score"]) == {"alignment", "coverage", "score"}
-    assert set(table["level"]) == {"pooled", "per_group"}
+    assert set(table["score"]) == {"alignment", "coverage", "score", "baseline"}
+    assert set(table["level"]) == {"pooled", "per_group", "system", "baseline"}
+    assert "alignment [system level: means of 16 systems" in printed
+    assert "baseline [no judgement" in printed
     assert (table["n"] == 48).all()
     assert table["value"].between(-1, 1).all()
 

@@ -147,7 +147,7 @@ def _skip_reason(arguments: list[str], root: Path) -> str | None:
         return "needs a model server or the benchmarks"
     if "--model" in arguments and arguments[arguments.index("--model") + 1] != "offline":
         return "needs a model"
-    if arguments[:1] == ["run"] and not (root / arguments[1]).exists():
+    if arguments[:1] in (["run"], ["compare"]) and not (root / arguments[1]).exists():
         return "reads a file of the user's"
     return None
 

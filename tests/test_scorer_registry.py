@@ -107,7 +107,8 @@ def test_meta_evaluate_reads_the_registered_layout_columns_and_threshold(
     assert evaluation.score_columns == ["score_shared_words"]
     # The best of the references per row: "red cat" is all there, "black cat" half.
     assert evaluation.scores["score_shared_words"].tolist() == pytest.approx([1.0, 1.0, 0.5, 0.0])
-    accuracy = evaluation.agreement[evaluation.agreement["metric"] == "accuracy"]
+    judged = evaluation.agreement[evaluation.agreement["score"] != "baseline"]
+    accuracy = judged[judged["metric"] == "accuracy"]
     assert accuracy["threshold"].tolist() == [0.75]
     assert accuracy["value"].tolist() == [1.0]
 

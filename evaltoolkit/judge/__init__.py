@@ -47,6 +47,7 @@ from ._config import (
 )
 from ._limits import call_slot, shared_call_limit
 from ._offline_judge import OfflineJudge
+from ._repeat import current_repeat, scoring_repeat
 from ._shards import cache_shard, merge_cache_shards
 from ._structured import default_max_tokens
 from ._types import Judge, JudgeReply, JudgeRequest, OfflineAnswer, render_messages
@@ -74,6 +75,7 @@ __all__ = [
     "cache_shard",
     "call_slot",
     "create_judge",
+    "current_repeat",
     "default_cache_dir",
     "default_max_tokens",
     "format_bytes",
@@ -83,6 +85,7 @@ __all__ = [
     "parse_duration",
     "parse_size",
     "render_messages",
+    "scoring_repeat",
     "shared_call_limit",
 ]
 

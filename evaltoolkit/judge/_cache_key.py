@@ -40,9 +40,17 @@ def canonical_json(value: object) -> str:
 
 
 def key_parameters(
-    *, temperature: float | None, seed: int | None, max_tokens: int | None, extra: Mapping[str, Any]
+    *,
+    temperature: float | None,
+    seed: int | None,
+    max_tokens: int | None,
+    extra: Mapping[str, Any],
+    repeat: int = 0,
 ) -> str:
     """The request parameters that enter the key, secrets left out, as canonical JSON.
+
+    A repeat other than 0 (a repeatability run asking again) enters the key, so each repeat
+    is cached apart; repeat 0 leaves the key as it always was.
 
     Example:
         >>> key_parameters(temperature=0.0, seed=None, max_tokens=None,
@@ -50,9 +58,15 @@ def key_parameters(
         '{"max_tokens":null,"options":{"top_p":0.9},"seed":null,"temperature":0.0}'
     """
     public = {name: value for name, value in extra.items() if not is_secret_name(name)}
-    return canonical_json(
-        {"temperature": temperature, "seed": seed, "max_tokens": max_tokens, "options": public}
-    )
+    parameters: dict[str, Any] = {
+        "temperature": temperature,
+        "seed": seed,
+        "max_tokens": max_tokens,
+        "options": public,
+    }
+    if repeat:
+        parameters["repeat"] = repeat
+    return canonical_json(parameters)
 
 
 def call_key(

@@ -225,7 +225,8 @@ class LiteLLMJudge:
             "api_base": config.api_base,
             "api_key": self._api_key,
             "temperature": config.temperature,
-            "seed": config.seed,
+            # Each repeat draws its own sample from providers that honour a seed.
+            "seed": None if config.seed is None else config.seed + request.repeat,
             "response_format": response_format(form, request.step, request.schema),
         }
         options.update({name: value for name, value in optional.items() if value is not None})
@@ -282,6 +283,7 @@ class LiteLLMJudge:
                 seed=config.seed,
                 max_tokens=max_tokens,
                 extra=config.extra,
+                repeat=request.repeat,
             ),
             form=form,
             schema=request.schema,

@@ -29,6 +29,8 @@ class JudgeRequest:
             the offline judge; None when the step has none. A model judge reads only the
             messages.
         max_tokens: The step's completion budget; None lets the judge size it from the schema.
+        repeat: Which repeat of the same request this is (0 for an ordinary run); a model
+            judge caches each repeat apart and offsets its sampling seed by it.
     """
 
     step: str
@@ -38,6 +40,7 @@ class JudgeRequest:
     inputs: Mapping[str, Any] = field(default_factory=dict)
     offline: OfflineAnswer | None = None
     max_tokens: int | None = None
+    repeat: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,7 +4,11 @@
 binary labels, with seeded bootstrap intervals. :func:`meta_evaluate` scores a labelled file
 with one judge; :func:`compare_judges` scores it with several and ranks them in a
 leaderboard. :func:`compare_scores` and :func:`agreement_change` say what a change to a judge
-(its prompts, its offline settings) did to the scores and to agreement. The loaders read
+(its prompts, its offline settings) did to the scores and to agreement, on the tune and the
+test part of :func:`tune_test_split`. :func:`compare_runs` says whether the difference
+between two runs of the same items is real; :func:`repeatability` how much a judge's verdicts
+move between repeats; :func:`cohen_kappa` and :func:`krippendorff_alpha` measure agreement
+between two raters (a judge and a human, or two annotators). The loaders read
 labelled files into the standard scoring layout (``item_id``,
 ``input``, ``output``, ``ground_truth``).
 """
@@ -24,28 +28,40 @@ from ._compare import (
     judge_comparison,
 )
 from ._evaluate import ANSWER_THRESHOLD, MetaEvaluation, ameta_evaluate, meta_evaluate
+from ._held_out import tune_test_split
 from ._loaders import load_qa_equivalence, load_sentence_pairs, load_summeval, load_table
+from ._paired import compare_runs, paired_scores
+from ._reliability import cohen_kappa, krippendorff_alpha
+from ._repeatability import Repeatability, arepeatability, repeatability
 
 __all__ = [
     "AGREEMENT_METRICS",
     "ANSWER_THRESHOLD",
     "JudgeComparison",
     "MetaEvaluation",
+    "Repeatability",
     "acompare_judges",
     "agreement",
     "agreement_change",
     "ajudge_comparison",
     "ameta_evaluate",
+    "arepeatability",
     "check_label_name",
+    "cohen_kappa",
     "compare_judges",
+    "compare_runs",
     "compare_scores",
     "find_benchmarks",
     "judge_comparison",
+    "krippendorff_alpha",
     "load_qa_equivalence",
     "load_sentence_pairs",
     "load_summeval",
     "load_table",
     "meta_evaluate",
+    "paired_scores",
+    "repeatability",
+    "tune_test_split",
 ]
 
 _MARKER = "summeval_dev.jsonl"

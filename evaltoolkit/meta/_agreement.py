@@ -12,7 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from evaltoolkit.meta._loaders import _describe_columns, _error
+from ._chance import BASELINE, baseline_rows, categorical_rows
+from ._loaders import _describe_columns, _error
+from ._resample import percentile_interval, resample_counts
+from ._system import SYSTEM_LEVEL, system_rows
 
 if TYPE_CHECKING:
     import numpy as np
@@ -251,29 +254,6 @@ class _ResampleStatistics:
         return float(self.score_values.unique[best_index])
 
 
-def _resample_counts(generator: np.random.Generator, items: int, resamples: int) -> FloatArray:
-    """How often each item is drawn in each resample (resamples x items)."""
-    import numpy as np
-
-    drawn = generator.integers(0, items, size=(resamples, items))
-    flat = (drawn + np.arange(resamples)[:, None] * items).ravel()
-    counts: FloatArray = (
-        np.bincount(flat, minlength=resamples * items).reshape(resamples, items).astype(float)
-    )
-    return counts
-
-
-def _percentile_interval(samples: FloatArray, confidence: float) -> tuple[float, float]:
-    import numpy as np
-
-    finite = samples[np.isfinite(samples)]
-    if finite.size == 0:
-        return math.nan, math.nan
-    tail = (1.0 - confidence) / 2.0
-    low, high = np.quantile(finite, [tail, 1.0 - tail])
-    return float(low), float(high)
-
-
 def _pooled_estimates(
     scores: FloatArray,
     labels: FloatArray,
@@ -302,7 +282,7 @@ def _pooled_estimates(
     chunk = max(1, min(n_bootstrap, _RESAMPLE_CHUNK_CELLS // items))
     for start in range(0, n_bootstrap, chunk):
         resampled, _ = statistics.compute(
-            _resample_counts(generator, items, min(chunk, n_bootstrap - start))
+            resample_counts(generator, items, min(chunk, n_bootstrap - start))
         )
         for metric in metrics:
             samples[metric].append(resampled[metric])
@@ -312,7 +292,7 @@ def _pooled_estimates(
         value = float(point[metric][0])
         low, high = math.nan, math.nan
         if n_bootstrap > 0 and math.isfinite(value):
-            low, high = _percentile_interval(np.concatenate(samples[metric]), confidence)
+            low, high = percentile_interval(np.concatenate(samples[metric]), confidence)
         metric_threshold = math.nan
         if metric in ("accuracy", "f1") and threshold is not None:
             metric_threshold = float(threshold)
@@ -373,7 +353,7 @@ def _per_group_estimates(
             if n_bootstrap > 0:
                 generator = np.random.default_rng(seed_sequence)
                 drawn = generator.integers(0, groups_used, size=(n_bootstrap, groups_used))
-                low, high = _percentile_interval(values_by_group[drawn].mean(axis=1), confidence)
+                low, high = percentile_interval(values_by_group[drawn].mean(axis=1), confidence)
             estimate = _Estimate(metric, float(values_by_group.mean()), low, high)
         results.append(_GroupEstimate(estimate, items_used, groups_used))
     return results
@@ -486,6 +466,7 @@ def agreement(
     confidence: float = 0.95,
     seed: int = 0,
     min_group_size: int = 3,
+    system: str | None = None,
 ) -> pd.DataFrame:
     """Measures how far automatic scores agree with human labels.
 
@@ -504,6 +485,20 @@ def agreement(
     chosen threshold is in the ``threshold`` column. Its interval re-chooses the threshold
     in every resample.
 
+    For labels with few distinct values (at most 10: 1-5 ratings, pass/fail) and a judge
+    whose verdicts sit on the label's scale (every score is one of the label's values, or
+    ``score >= threshold`` for a boolean label with a threshold): Cohen's kappa
+    (``kappa_quadratic`` for ordinal labels with more than two values, else ``kappa``),
+    Krippendorff's alpha (``alpha_ordinal`` or ``alpha_nominal``) and ``exact_accuracy``
+    (see :func:`cohen_kappa` and :func:`krippendorff_alpha`).
+
+    The table ends with a baseline block (``score`` and ``level`` ``"baseline"``): what a
+    random score gives for each correlation (0) and AUROC (0.5), with the interval of the
+    statistic over random pairings of the labels with random scores
+    (:func:`scipy.stats.permutation_test`), and for labels with few values what always
+    answering the majority label gives: its accuracy (with a bootstrap interval) and kappa
+    (0). A figure whose interval overlaps the baseline's says little.
+
     Intervals are percentile bootstrap intervals: items are resampled for pooled metrics and
     groups for the per-group average, from a numpy Generator seeded with ``seed``, so results
     are deterministic. Resamples in which a correlation is undefined (constant scores or
@@ -521,12 +516,17 @@ def agreement(
         confidence: Coverage of the intervals.
         seed: Seed of the bootstrap.
         min_group_size: Fewest usable items a group needs to count in the per-group average.
+        system: Column naming the system that produced each item (e.g. ``"system_id"``):
+            adds the system-level correlations (``level="system"``: each system's mean
+            score against its mean label, correlated over systems, ``groups`` counting the
+            systems), their interval resampling the ``group`` (documents), else items.
 
     Returns:
         A DataFrame with the columns ``score``, ``label``, ``metric``, ``level``, ``value``,
         ``ci_low``, ``ci_high``, ``n`` (items used), ``skipped`` (items skipped as missing),
-        ``groups`` (groups used; NaN for pooled rows) and ``threshold`` (for threshold
-        metrics; NaN otherwise).
+        ``groups`` (groups used, or systems for ``level="system"``; NaN for pooled rows) and
+        ``threshold`` (for threshold metrics; NaN otherwise). ``level`` is ``pooled``,
+        ``per_group``, ``system`` or ``baseline``.
 
     Raises:
         ConfigurationError: A named column is missing or not numeric, or an option is out of
@@ -536,7 +536,8 @@ def agreement(
         >>> import pandas as pd
         >>> df = pd.DataFrame({"judge": [0.1, 0.4, 0.35, 0.8], "human": [1, 2, 3, 4]})
         >>> table = agreement(df, "judge", "human", n_bootstrap=200)
-        >>> round(float(table.set_index("metric").loc["spearman", "value"]), 3)
+        >>> judged = table[table["score"] == "judge"].set_index("metric")
+        >>> round(float(judged.loc["spearman", "value"]), 3)
         0.8
     """
     import numpy as np
@@ -551,7 +552,18 @@ def agreement(
     group_codes: IndexArray | None = None
     if group is not None:
         group_codes = np.asarray(pd.factorize(df[group], use_na_sentinel=True)[0], dtype=np.intp)
-    item_seed, group_seed = np.random.SeedSequence(seed).spawn(2)
+    # Spawned children depend on their position only: the first two stay what they were.
+    system_codes: IndexArray | None = None
+    if system is not None:
+        if system not in df.columns:
+            raise _error(
+                f"column {system!r} (from system) is not in the DataFrame; the columns present "
+                f"are: {_describe_columns(df.columns)}. Pass system= with one of them."
+            )
+        system_codes = np.asarray(pd.factorize(df[system], use_na_sentinel=True)[0], np.intp)
+    item_seed, group_seed, categorical_seed, baseline_seed, system_seed = np.random.SeedSequence(
+        seed
+    ).spawn(5)
 
     rows: list[dict[str, Any]] = []
     for column in score_columns:
@@ -589,7 +601,46 @@ def agreement(
             {**common, **_row(entry.estimate, "per_group", entry.items, float(entry.groups))}
             for entry in per_group
         ]
+        if system_codes is not None:
+            in_system = usable & (system_codes >= 0)
+            rows += [
+                {**common, "level": SYSTEM_LEVEL, "threshold": math.nan, **row}
+                for row in system_rows(
+                    scores[in_system],
+                    labels[in_system],
+                    _recoded(system_codes[in_system]),
+                    None if group_codes is None else _recoded(group_codes[in_system]),
+                    n_bootstrap=n_bootstrap,
+                    confidence=confidence,
+                    seed_sequence=system_seed,
+                )
+            ]
         rows += pooled_rows[correlation_count:]
+        verdict_threshold = float(threshold) if binary and threshold is not None else math.nan
+        rows += [
+            {**common, "level": "pooled", "groups": math.nan, "threshold": verdict_threshold, **row}
+            for row in categorical_rows(
+                scores[usable],
+                labels[usable],
+                binary=binary,
+                threshold=threshold,
+                n_bootstrap=n_bootstrap,
+                confidence=confidence,
+                seed_sequence=categorical_seed,
+            )
+        ]
+    rows += [
+        {"score": BASELINE, "label": label, "level": BASELINE, "skipped": 0, **row}
+        | {"groups": math.nan, "threshold": math.nan}
+        for row in baseline_rows(
+            labels,
+            binary=binary,
+            metrics=list(CORRELATION_METRICS) + (["auroc"] if binary else []),
+            n_bootstrap=n_bootstrap,
+            confidence=confidence,
+            seed_sequence=baseline_seed,
+        )
+    ]
     result = pd.DataFrame(rows, columns=list(RESULT_COLUMNS))
     return result.astype(
         {
@@ -602,6 +653,14 @@ def agreement(
             "threshold": "float64",
         }
     )
+
+
+def _recoded(codes: IndexArray) -> IndexArray:
+    """Codes renumbered 0..k-1 over the values present (a group with a missing value is -1)."""
+    import numpy as np
+
+    present: IndexArray = np.unique(codes, return_inverse=True)[1].astype(np.intp)
+    return present
 
 
 def _row(estimate: _Estimate, level: str, items: int, groups: float) -> dict[str, Any]:

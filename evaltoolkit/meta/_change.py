@@ -9,12 +9,12 @@ shows these tables; they work without widgets too.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError
 from ..records import EvalResult
-from ._agreement import agreement
+from ._held_out import change_table
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -51,6 +51,7 @@ def compare_scores(
     *,
     scorer: str | None = None,
     label: str | None = None,
+    fields: Sequence[str] = (),
 ) -> pd.DataFrame:
     """Line up two runs of the same items: each item's score before and after, and the change.
 
@@ -59,6 +60,8 @@ def compare_scores(
         after: The run of the same items with the judge changed.
         scorer: The scorer id to compare (default: each run's first scorer).
         label: A field of the items holding a human label, added as a column.
+        fields: Other item fields to add as columns (a group such as ``doc_id``, for
+            :func:`agreement_change`).
 
     Returns:
         Columns ``item_id``, ``before``, ``after``, ``change`` (and ``label``), the biggest
@@ -81,6 +84,8 @@ def compare_scores(
 
     if label is not None:
         check_label_name(label, who="compare_scores", noun="label field")
+    for name in fields:
+        check_label_name(name, who="compare_scores", noun="field")
     ids = [item.item_id for item in before]
     if ids != [item.item_id for item in after]:
         raise ConfigurationError("compare_scores: the two runs must hold the same items in order")
@@ -94,8 +99,8 @@ def compare_scores(
             "change": [b - a for a, b in zip(old, new, strict=True)],
         }
     )
-    if label is not None:
-        frame[label] = [item.fields.get(label) for item in after]
+    for name in [*([label] if label is not None else []), *fields]:
+        frame[name] = [item.fields.get(name) for item in after]
     magnitude = [abs(value) for value in frame["change"]]
     order = sorted(
         range(len(frame)),
@@ -112,23 +117,44 @@ def agreement_change(
     comparison: pd.DataFrame,
     label: str,
     *,
+    group: str | None = None,
+    split: str | Mapping[Any, str] | pd.Series | None = None,
     metrics: Sequence[str] = AGREEMENT_METRICS,
     n_bootstrap: int = 200,
+    confidence: float = 0.95,
     seed: int = 0,
 ) -> pd.DataFrame:
     """How agreement with the human labels moved between the before and after scores.
 
+    The change gets a paired bootstrap interval: each resample draws items (or, with
+    ``group``, whole groups) once and measures before and after on that same draw. With
+    ``split`` (see :func:`~evaltoolkit.meta.tune_test_split`) every part gets its own rows,
+    and the test rows a verdict on what the tune part showed: ``confirmed on test`` (the
+    test interval of the change excludes 0 on the side of the tune change), ``worse on
+    test`` (agreement fell on test: its interval lies below 0) or ``not confirmed``.
+
     Args:
-        comparison: A table from :func:`compare_scores` with the ``label`` column.
+        comparison: A table from :func:`compare_scores` with the ``label`` column (and the
+            group and split columns it names).
         label: The label column (numbers or booleans).
+        group: A column whose groups are resampled whole (e.g. ``doc_id``).
+        split: The part of each item: a column of ``comparison``, or the Series from
+            :func:`~evaltoolkit.meta.tune_test_split` (or any mapping) from item id to
+            ``"tune"`` / ``"test"``.
         metrics: The pooled metrics to report, where they apply to the label.
         n_bootstrap: Bootstrap resamples for the intervals (0: none).
+        confidence: Coverage of the intervals.
         seed: Seed of the bootstrap.
 
     Returns:
-        One row per metric: ``metric``, ``before``, ``after``, ``change``, the intervals
-        (``before_ci_low`` ... ``after_ci_high``) and ``n``, the items with a score in both
-        runs and a label.
+        One row per part and metric: ``part`` (``"all"`` without a split), ``metric``,
+        ``before``, ``after``, ``change``, ``change_ci_low``, ``change_ci_high``, the
+        intervals of before and after (``before_ci_low`` ... ``after_ci_high``), ``n`` (the
+        items with a score in both runs and a label), ``groups`` (NaN without ``group``) and
+        ``verdict`` (on test rows when the split has a tune and a test part; else None).
+
+    Raises:
+        ConfigurationError: A named column is missing, or an item has no part.
 
     Example:
         >>> import pandas as pd
@@ -138,32 +164,13 @@ def agreement_change(
         ...     ["metric", "before", "after"]].to_dict(orient="records")
         [{'metric': 'spearman', 'before': 1.0, 'after': -1.0}]
     """
-    import pandas as pd
-
-    if label not in comparison.columns:
-        raise ConfigurationError(f"agreement_change: the comparison has no column {label!r}")
-    table = agreement(comparison, ["before", "after"], label, n_bootstrap=n_bootstrap, seed=seed)
-    pooled = {
-        (str(record["metric"]), str(record["score"])): record
-        for record in table.to_dict(orient="records")
-        if record["level"] == "pooled"
-    }
-    rows: list[dict[str, Any]] = []
-    for metric in metrics:
-        old, new = pooled.get((metric, "before")), pooled.get((metric, "after"))
-        if old is None or new is None:
-            continue
-        rows.append(
-            {
-                "metric": metric,
-                "before": float(old["value"]),
-                "after": float(new["value"]),
-                "change": float(new["value"]) - float(old["value"]),
-                "before_ci_low": float(old["ci_low"]),
-                "before_ci_high": float(old["ci_high"]),
-                "after_ci_low": float(new["ci_low"]),
-                "after_ci_high": float(new["ci_high"]),
-                "n": int(new["n"]),
-            }
-        )
-    return pd.DataFrame(rows)
+    return change_table(
+        comparison,
+        label,
+        group=group,
+        split=split,
+        metrics=metrics,
+        n_bootstrap=n_bootstrap,
+        confidence=confidence,
+        seed=seed,
+    )

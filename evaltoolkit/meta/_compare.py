@@ -21,7 +21,8 @@ from ..errors import ConfigurationError
 from ..records import EvalResult
 from ..scorers import Scorer, ScorerSpec, scorer_ids, scorer_spec, scorer_spec_of
 from ._agreement import agreement
-from ._evaluate import MetaEvaluation, Task, ameta_evaluate
+from ._evaluate import SYSTEM_COLUMN, MetaEvaluation, Task, ameta_evaluate
+from ._system import SYSTEM_LEVEL
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -150,6 +151,8 @@ def _leaderboard_row(
                 ("kendall", "per_group", "kendall_per_group"),
             ]
         primary = "spearman_per_group" if group is not None else "spearman"
+        if (table["level"] == SYSTEM_LEVEL).any():
+            metrics.append(("spearman", SYSTEM_LEVEL, "spearman_system"))
     values: dict[str, tuple[float, float, float]] = {}
     for metric, level, column in metrics:
         values[column] = _metric_value(table, metric, level)
@@ -313,6 +316,7 @@ async def ajudge_comparison(
             n_bootstrap=n_bootstrap,
             confidence=confidence,
             seed=seed,
+            system=SYSTEM_COLUMN if SYSTEM_COLUMN in evaluation.scores.columns else None,
         )
         rows.append(_leaderboard_row(name, evaluation, table, chosen, group))
     leaderboard = pd.DataFrame(rows)
@@ -433,7 +437,9 @@ def compare_judges(
 
     - numeric labels: Spearman and Kendall, pooled and, with ``group`` (summarization
       defaults to ``doc_id`` when present), averaged per group; the leaderboard ranks by the
-      per-group Spearman when there is a group, else the pooled one;
+      per-group Spearman when there is a group, else the pooled one; data with a
+      ``system_id`` column adds ``spearman_system``, the system-level Spearman (each
+      system's mean score against its mean label, over systems);
     - boolean labels: AUROC (the ranking metric) and accuracy at ``threshold`` (answer
       similarity defaults to :data:`ANSWER_THRESHOLD`; without a threshold, at the
       threshold that maximises accuracy, named in the ``threshold`` column).

@@ -32,6 +32,9 @@ __all__ = ["ANSWER_THRESHOLD", "MetaEvaluation", "Task", "ameta_evaluate", "meta
 #: :func:`evaltoolkit.scorers.scorer_ids`), whose registry entry says which columns to read.
 Task = str
 
+#: The column naming the system behind each item; when present, agreement adds system level.
+SYSTEM_COLUMN = "system_id"
+
 
 @dataclass(slots=True)
 class MetaEvaluation:
@@ -39,7 +42,8 @@ class MetaEvaluation:
 
     Attributes:
         task: The task scored.
-        scores: One row per labelled item: its id, label, group, and each score column.
+        scores: One row per labelled item: its id, label, group, ``system_id`` when the data
+            has one, and each score column.
         agreement: The agreement table (see :func:`~evaltoolkit.meta.agreement`).
         score_columns: The score columns compared with the label.
         label: The label column.
@@ -111,6 +115,7 @@ class MetaEvaluation:
             group=self.group,
             threshold=self._threshold,
             n_bootstrap=self._n_bootstrap,
+            system=SYSTEM_COLUMN if SYSTEM_COLUMN in scores.columns else None,
         )
         return MetaEvaluation(
             task=self.task,
@@ -248,9 +253,11 @@ def meta_evaluate(
     """Score a labelled data set with a judge and measure its agreement with the labels.
 
     Summarization compares the alignment axis, the coverage axis and the final score with the
-    label. Answer similarity scores the answer against each reference (a list of golden
-    answers is expanded) and keeps the best. Textual difference compares the answer column
-    with the reference column.
+    label. Data with a ``system_id`` column (SummEval, REALSumm, Newsroom) also gets the
+    system-level rows (``level="system"``): each system's mean score against its mean label,
+    correlated over systems, the interval resampling documents. Answer similarity scores the
+    answer against each reference (a list of golden answers is expanded) and keeps the best.
+    Textual difference compares the answer column with the reference column.
 
     Args:
         data: A .jsonl/.csv/.parquet path, a DataFrame or a list of dicts (one per row).
@@ -355,6 +362,9 @@ async def ameta_evaluate(
     defaults = spec.columns
     scores = frame[[label] + ([group] if group else [])].copy()
     scores.insert(0, "item_id", _item_ids(frame))
+    system = SYSTEM_COLUMN if SYSTEM_COLUMN in frame.columns else None
+    if system is not None and system not in scores.columns:
+        scores[system] = frame[system].to_numpy()
     if spec.layout == "source-summary":
         items = _summarization_items(
             frame,
@@ -381,7 +391,13 @@ async def ameta_evaluate(
     if threshold is None:
         threshold = spec.threshold
     table = agreement(
-        scores, score_columns, label, group=group, threshold=threshold, n_bootstrap=n_bootstrap
+        scores,
+        score_columns,
+        label,
+        group=group,
+        threshold=threshold,
+        n_bootstrap=n_bootstrap,
+        system=system,
     )
     return MetaEvaluation(
         task=task,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import hashlib
-import io
 import json
 import math
 import os
@@ -18,7 +17,9 @@ from .._html import Markup, details_block, join, key_value_table, table
 from .._version import __version__
 from ..records import EvalResult, ScoreResult, sum_cost, sum_usage
 from ._assets import SCRIPT, STYLE
+from ._comparison import comparison_section
 from ._data import RowData, Run, disagreements, row_axes
+from ._figures import figure_block
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -28,7 +29,6 @@ __all__ = ["render_page"]
 _PROMPT_CHARS = 6000
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL", re.IGNORECASE)
 _SECRET_MIN_CHARS = 8
-_SVG_METADATA = re.compile(r"<metadata>.*?</metadata>", re.S)
 
 
 def _fmt(value: Any, digits: int = 3) -> str:
@@ -37,24 +37,6 @@ def _fmt(value: Any, digits: int = 3) -> str:
     if isinstance(value, float):
         return "n/a" if math.isnan(value) else f"{value:.{digits}f}"
     return str(value)
-
-
-def _svg(figure: Any, salt: str) -> Markup:
-    """A matplotlib figure as inline SVG markup (text escaped by matplotlib's SVG writer)."""
-    import matplotlib
-
-    buffer = io.StringIO()
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": salt}):
-        figure.savefig(buffer, format="svg", metadata={"Date": None})
-    svg = buffer.getvalue()
-    svg = _SVG_METADATA.sub("", svg[svg.index("<svg") :])  # who drew it, with a web address
-    return Markup(svg)
-
-
-def _figure_block(caption: str, figure: Any, salt: str) -> Markup:
-    return Markup("<figure>{}<figcaption class='muted'>{}</figcaption></figure>").format(
-        _svg(figure, salt), caption
-    )
 
 
 def _results(result: EvalResult) -> list[ScoreResult]:
@@ -183,7 +165,7 @@ def _figures(run: Run, run_index: int) -> Markup:
     results = _results(run.result)
     if any(math.isfinite(score.score) for score in results):
         figures.append(
-            _figure_block(
+            figure_block(
                 "Scores per scorer (failed items are counted in the titles, not drawn).",
                 score_histograms(run.result),
                 f"hist-{run_index}",
@@ -192,7 +174,7 @@ def _figures(run: Run, run_index: int) -> Markup:
     for scorer in run.result.scorer_ids:
         if any("alignment_score" in s.details for s in run.result.results(scorer)):
             figures.append(
-                _figure_block(
+                figure_block(
                     f"{scorer}: alignment against coverage, coloured by the axis that decided "
                     "the score.",
                     axis_scatter(run.result, scorer=scorer),
@@ -257,6 +239,7 @@ def _leaderboard(board: pd.DataFrame) -> Markup:
             "kendall",
             "spearman_per_group",
             "kendall_per_group",
+            "spearman_system",
             "auroc",
             "accuracy",
         )
@@ -316,7 +299,7 @@ def _leaderboard(board: pd.DataFrame) -> Markup:
     if "cost" in board.columns and len(board):
         parts.append(
             Markup("<div class='figures'>{}</div>").format(
-                _figure_block(
+                figure_block(
                     "Agreement against the cost of each judge's run.",
                     agreement_vs_cost(board),
                     "leaderboard",
@@ -451,6 +434,14 @@ def render_page(
                 figures=_figures(run, index),
                 disagreements=_disagreement_table(run, row_of, top_disagreements),
                 prompts=_prompts(run),
+            )
+        )
+    comparison = comparison_section(runs)
+    if comparison is not None:
+        nav.append(Markup("<a href='#comparison'>Comparison</a>"))
+        sections.append(
+            Markup("<section id='comparison'><h2>Is B - A real?</h2>{}</section>").format(
+                comparison
             )
         )
     nav.append(Markup("<a href='#items'>Items</a>"))

@@ -20,7 +20,7 @@ from rapidfuzz import fuzz
 from rapidfuzz.utils import default_process
 
 from ..errors import ConfigurationError
-from ..judge import Judge, JudgeBackend, JudgeConfig, JudgeRequest, create_judge
+from ..judge import Judge, JudgeBackend, JudgeConfig, JudgeRequest, create_judge, current_repeat
 from ..records import Stage
 from ._base import Scorer, StepTrace
 from ._prompts import PromptSet, PromptTemplate
@@ -232,6 +232,7 @@ class JudgedScorer(Scorer):
             inputs=inputs,
             offline=None if step.offline is None else _OfflineCall(step),
             max_tokens=step.max_tokens,
+            repeat=current_repeat(),
         )
         return await trace.ask(self.judge, request)
 

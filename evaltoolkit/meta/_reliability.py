@@ -1,0 +1,235 @@
+"""Chance-corrected agreement between two ratings of the same items: kappa and alpha.
+
+:func:`krippendorff_alpha` is the ``krippendorff`` package's alpha (any number of raters,
+missing ratings allowed, at the nominal, ordinal, interval or ratio level).
+:func:`cohen_kappa` is Cohen's kappa of two raters, unweighted or with linear or quadratic
+weights. No small maintained library computes it (scipy has none, ``krippendorff`` computes
+alpha only, scikit-learn and statsmodels are large dependencies for one formula), so the
+contingency table comes from scipy (:func:`scipy.stats.contingency.crosstab`) and kappa is
+the textbook formula over it: ``1 - sum(w * observed) / sum(w * expected)``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
+from ..errors import ConfigurationError
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+    from numpy.typing import NDArray
+
+    FloatArray = NDArray[np.float64]
+
+__all__ = ["KappaWeights", "Level", "cohen_kappa", "krippendorff_alpha"]
+
+#: The level of measurement of a rating, as Krippendorff's alpha takes it.
+Level = Literal["nominal", "ordinal", "interval", "ratio"]
+#: Cohen's kappa weights: None (unweighted), ``"linear"`` or ``"quadratic"``.
+KappaWeights = Literal["linear", "quadratic"] | None
+
+LEVELS: tuple[Level, ...] = ("nominal", "ordinal", "interval", "ratio")
+
+
+def _is_missing(value: Any) -> bool:
+    if value is None:
+        return True
+    try:
+        return bool(value != value)  # NaN and pandas' missing values
+    except (TypeError, ValueError):
+        return False
+
+
+def _as_codes(ratings: list[list[Any]], level: Level) -> tuple[FloatArray, list[Any]]:
+    """Ratings as floats (missing as NaN): numbers as they are, categories as their codes."""
+    import numpy as np
+
+    present = [value for row in ratings for value in row if not _is_missing(value)]
+    numeric = all(
+        isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool)
+        for value in present
+    )
+    if numeric:
+        values = np.array(
+            [[math.nan if _is_missing(v) else float(v) for v in row] for row in ratings],
+            dtype=float,
+        )
+        return values, sorted(set(values[np.isfinite(values)].tolist()))
+    if level != "nominal":
+        raise ConfigurationError(
+            f"krippendorff_alpha: level={level!r} needs numeric ratings, but they hold "
+            f"categories such as {next(v for v in present if isinstance(v, str | bool))!r}; "
+            "use level='nominal' for categories, or map them to numbers first"
+        )
+    categories = sorted(set(map(str, present)))
+    code = {category: float(index) for index, category in enumerate(categories)}
+    values = np.array(
+        [[math.nan if _is_missing(v) else code[str(v)] for v in row] for row in ratings],
+        dtype=float,
+    )
+    return values, categories
+
+
+def _rater_rows(ratings: pd.DataFrame | Sequence[Sequence[Any]]) -> list[list[Any]]:
+    import pandas as pd
+
+    if isinstance(ratings, pd.DataFrame):
+        return [list(ratings[column]) for column in ratings.columns]
+    return [list(row) for row in ratings]
+
+
+def krippendorff_alpha(
+    ratings: pd.DataFrame | Sequence[Sequence[Any]],
+    *,
+    level: Level = "interval",
+) -> float:
+    """Krippendorff's alpha of several raters, from the ``krippendorff`` package.
+
+    Alpha is 1 for perfect agreement, 0 for agreement at chance level, and below 0 for
+    systematic disagreement. Missing ratings (None, NaN) are allowed; units rated by fewer
+    than two raters do not count.
+
+    Args:
+        ratings: A DataFrame with one row per unit (item) and one column per rater, or a
+            nested sequence with one row per rater and one column per unit (the layout of
+            ``krippendorff.alpha``). Numbers, or categories (text) at the nominal level.
+        level: ``"nominal"`` (categories, pass/fail), ``"ordinal"`` (ranks such as 1-5
+            ratings), ``"interval"`` or ``"ratio"``.
+
+    Returns:
+        Alpha; NaN when fewer than two distinct values were given (alpha is undefined).
+
+    Raises:
+        ConfigurationError: An unknown level, fewer than two raters, or categories at a level
+            that needs numbers.
+
+    Example:
+        >>> import pandas as pd
+        >>> ratings = pd.DataFrame({"ann": [1, 2, 3, 3], "bob": [1, 2, 3, 4]})
+        >>> round(krippendorff_alpha(ratings, level="interval"), 3)
+        0.889
+    """
+    import krippendorff
+    import numpy as np
+
+    if level not in LEVELS:
+        raise ConfigurationError(
+            f"krippendorff_alpha: unknown level {level!r}; choose one of {', '.join(LEVELS)}"
+        )
+    rows = _rater_rows(ratings)
+    if len(rows) < 2:
+        raise ConfigurationError(
+            f"krippendorff_alpha: agreement needs at least 2 raters, got {len(rows)}; pass one "
+            "column per rater (DataFrame) or one row per rater (nested list)"
+        )
+    values, domain = _as_codes(rows, level)
+    if len(domain) < 2:
+        return math.nan
+    domain_values = np.arange(len(domain), dtype=float) if not _numeric(domain) else domain
+    return float(
+        krippendorff.alpha(
+            reliability_data=values, value_domain=domain_values, level_of_measurement=level
+        )
+    )
+
+
+def _numeric(domain: list[Any]) -> bool:
+    return all(isinstance(value, float) for value in domain)
+
+
+def _disagreement_weights(values: FloatArray, weights: KappaWeights) -> FloatArray:
+    import numpy as np
+
+    distance = values[:, None] - values[None, :]
+    if weights is None:
+        matrix: FloatArray = (distance != 0).astype(float)
+    elif weights == "linear":
+        matrix = np.abs(distance)
+    else:
+        matrix = distance**2
+    return matrix
+
+
+def kappa_from_table(table: FloatArray, values: FloatArray, weights: KappaWeights) -> float:
+    """Cohen's kappa of a square contingency table whose rows and columns are ``values``."""
+    import numpy as np
+
+    total = table.sum()
+    if total == 0:
+        return math.nan
+    observed = table / total
+    expected = np.outer(observed.sum(axis=1), observed.sum(axis=0))
+    disagreement = _disagreement_weights(values, weights)
+    chance = float((disagreement * expected).sum())
+    if chance == 0.0:
+        return math.nan
+    return 1.0 - float((disagreement * observed).sum()) / chance
+
+
+def cohen_kappa(
+    first: Sequence[Any] | pd.Series,
+    second: Sequence[Any] | pd.Series,
+    *,
+    weights: KappaWeights = None,
+) -> float:
+    """Cohen's kappa of two raters over the same items.
+
+    ``1 - sum(w * observed) / sum(w * expected)`` over the two raters' contingency table
+    (scipy's ``crosstab``), where ``expected`` is the product of the two raters' marginal
+    shares and ``w`` the disagreement weight of a pair of values: 1 for any two different
+    values (unweighted), their distance (``"linear"``) or its square (``"quadratic"``, the
+    usual choice for ordinal ratings such as 1-5). Weighted kappa measures distances on the
+    values themselves, so a skipped category still counts as a step.
+
+    Args:
+        first: One rater's ratings (numbers, or categories for unweighted kappa).
+        second: The other rater's ratings of the same items, in the same order.
+        weights: None, ``"linear"`` or ``"quadratic"``.
+
+    Returns:
+        Kappa; items missing a rating from either rater are left out. NaN when no item is
+        left, or when both raters gave one and the same value throughout.
+
+    Raises:
+        ConfigurationError: The two sequences differ in length, weights are unknown, or
+            weighted kappa is asked for categories that are not numbers.
+
+    Example:
+        >>> round(cohen_kappa(["yes", "yes", "no", "no"], ["yes", "no", "no", "no"]), 3)
+        0.5
+        >>> round(cohen_kappa([1, 2, 3, 4, 5], [1, 2, 3, 5, 4], weights="quadratic"), 3)
+        0.9
+    """
+    import numpy as np
+    from scipy.stats.contingency import crosstab
+
+    if weights not in (None, "linear", "quadratic"):
+        raise ConfigurationError(
+            f"cohen_kappa: unknown weights {weights!r}; use None, 'linear' or 'quadratic'"
+        )
+    first_values, second_values = list(first), list(second)
+    if len(first_values) != len(second_values):
+        raise ConfigurationError(
+            f"cohen_kappa: the two raters rated different numbers of items "
+            f"({len(first_values)} and {len(second_values)}); pass one rating per item from each"
+        )
+    pairs = [
+        (a, b)
+        for a, b in zip(first_values, second_values, strict=True)
+        if not (_is_missing(a) or _is_missing(b))
+    ]
+    if not pairs:
+        return math.nan
+    codes, categories = _as_codes([[a for a, _ in pairs], [b for _, b in pairs]], "nominal")
+    if weights is not None and not _numeric(categories):
+        raise ConfigurationError(
+            f"cohen_kappa: weights={weights!r} need numeric ratings; categories have no "
+            "distance, so use weights=None"
+        )
+    # Numbers stay themselves (their distances weigh); categories are their codes.
+    values = np.asarray(categories if _numeric(categories) else range(len(categories)), float)
+    table = crosstab(codes[0], codes[1], levels=(values, values)).count
+    return kappa_from_table(np.asarray(table, dtype=float), values, weights)

@@ -1,0 +1,42 @@
+"""Seeded resampling shared by the agreement, baseline, system-level and held-out figures.
+
+A resample is drawn as counts (how often each item is drawn), so one draw serves every
+statistic weighted by it; the interval is the percentile interval of the resampled figures.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    FloatArray = NDArray[np.float64]
+    IndexArray = NDArray[np.intp]
+
+__all__ = ["percentile_interval", "resample_counts"]
+
+
+def resample_counts(generator: np.random.Generator, items: int, resamples: int) -> FloatArray:
+    """How often each item is drawn in each resample (resamples x items)."""
+    import numpy as np
+
+    drawn = generator.integers(0, items, size=(resamples, items))
+    flat = (drawn + np.arange(resamples)[:, None] * items).ravel()
+    counts: FloatArray = (
+        np.bincount(flat, minlength=resamples * items).reshape(resamples, items).astype(float)
+    )
+    return counts
+
+
+def percentile_interval(samples: FloatArray, confidence: float) -> tuple[float, float]:
+    import numpy as np
+
+    finite = samples[np.isfinite(samples)]
+    if finite.size == 0:
+        return math.nan, math.nan
+    tail = (1.0 - confidence) / 2.0
+    low, high = np.quantile(finite, [tail, 1.0 - tail])
+    return float(low), float(high)
