@@ -395,3 +395,39 @@ def test_the_plot_draws_each_pair_and_the_interval_of_the_mean() -> None:
     band = ax.patches[0].get_extents().transformed(ax.transData.inverted())
     assert (band.y0, band.y1) == pytest.approx((row["ci_low"], row["ci_high"]))
     assert "B higher on 8, equal 1, lower 3" in ax.get_title()
+
+
+@pytest.mark.parametrize("weights", [None, "linear", "quadratic"])
+def test_kappa_is_scikit_learns_and_the_bootstrap_table_formula_matches_it(
+    weights: str | None,
+) -> None:
+    from sklearn.metrics import cohen_kappa_score
+
+    from evaltoolkit.meta._reliability import kappa_from_table
+
+    generator = np.random.default_rng(11)
+    first = generator.integers(1, 6, size=80).astype(float)
+    second = np.clip(first + generator.integers(-1, 2, size=80), 1, 5)
+    scale = [1.0, 2.0, 3.0, 4.0, 5.0]
+    assert cohen_kappa(first, second, weights=weights) == pytest.approx(  # type: ignore[arg-type]
+        cohen_kappa_score(first, second, weights=weights, labels=scale)
+    )
+    # Bootstrap draws weigh items by counts; the table formula must equal the library's.
+    counts = generator.integers(0, 3, size=80).astype(float)
+    table = np.zeros((5, 5))
+    np.add.at(table, (first.astype(int) - 1, second.astype(int) - 1), counts)
+    assert kappa_from_table(table, np.array(scale), weights) == pytest.approx(  # type: ignore[arg-type]
+        cohen_kappa_score(first, second, weights=weights, labels=scale, sample_weight=counts)
+    )
+
+
+def test_weighted_kappa_counts_an_unused_value_as_a_step() -> None:
+    # 1, 2 and 4 used, 3 not: on the values' own scale 2 -> 4 is two steps, not one.
+    first, second = [1, 2, 4, 4, 2, 1], [1, 4, 4, 2, 2, 1]
+    from sklearn.metrics import cohen_kappa_score
+
+    expected = cohen_kappa_score(first, second, weights="linear", labels=[1, 2, 3, 4])
+    assert cohen_kappa(first, second, weights="linear") == pytest.approx(expected)
+    assert expected != pytest.approx(cohen_kappa_score(first, second, weights="linear"))
+    with pytest.raises(ConfigurationError, match="evenly spaced"):
+        cohen_kappa([1.0, 2.0, 2.7], [1.0, 2.7, 2.0], weights="linear")
