@@ -166,7 +166,8 @@ def evenly_spaced(values: list[float]) -> list[float]:
             f"or halves), got the values {ordered.tolist()[:12]}; use weights=None, or "
             "krippendorff_alpha(level='interval') for values in between"
         )
-    return (ordered[0] + step * np.arange(round(positions[-1]) + 1)).tolist()
+    scale: list[float] = (ordered[0] + step * np.arange(round(positions[-1]) + 1)).tolist()
+    return scale
 
 
 #: The most steps an evenly spaced scale for weighted kappa may have.
