@@ -28,6 +28,7 @@ from ..scorers import (
 )
 from ._agreement import agreement
 from ._evaluate import TASKS, MetaEvaluation, Task, ameta_evaluate
+from ._labels import with_human_labels
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -269,6 +270,7 @@ async def ajudge_comparison(
     seed: int = 0,
     concurrency: int = 8,
     progress: bool = True,
+    labels: str | os.PathLike[str] | pd.DataFrame | None = None,
     **columns: str | None,
 ) -> JudgeComparison:
     """The async twin of :func:`judge_comparison`."""
@@ -287,6 +289,8 @@ async def ajudge_comparison(
     if limit is not None:
         frame = frame.head(limit)
     frame = frame.reset_index(drop=True)
+    if labels is not None:  # a labels file from the Annotator: each item's resolved label
+        frame = with_human_labels(frame, labels, label=label)
     if group is None and kind == "summarization" and "doc_id" in frame.columns:
         group = "doc_id"
     if threshold is None and kind == "answer-similarity":
@@ -370,6 +374,7 @@ def judge_comparison(
     seed: int = 0,
     concurrency: int = 8,
     progress: bool = True,
+    labels: str | os.PathLike[str] | pd.DataFrame | None = None,
     **columns: str | None,
 ) -> JudgeComparison:
     """:func:`compare_judges`, keeping what is behind the leaderboard: each judge's run.
@@ -408,6 +413,7 @@ def judge_comparison(
             seed=seed,
             concurrency=concurrency,
             progress=progress,
+            labels=labels,
             **columns,
         )
     )
@@ -428,6 +434,7 @@ def compare_judges(
     seed: int = 0,
     concurrency: int = 8,
     progress: bool = True,
+    labels: str | os.PathLike[str] | pd.DataFrame | None = None,
     **columns: str | None,
 ) -> pd.DataFrame:
     """Score one labelled data set with several judges and rank them by agreement with the label.
@@ -483,6 +490,9 @@ def compare_judges(
         seed: Seed of the bootstrap.
         concurrency: Items and judge calls in flight, per judge.
         progress: Show a progress bar per judge.
+        labels: A labels file made with the Annotator (or the frame of
+            :func:`~evaltoolkit.meta.read_labels`) as the label source: ``label`` names a
+            label in it, resolved per item from its annotators; only labelled items count.
         **columns: ``source_col``, ``summary_col``, ``question_col``, ``answer_col``,
             ``reference_col`` (see :func:`~evaltoolkit.meta.meta_evaluate`).
 
@@ -519,6 +529,7 @@ def compare_judges(
             seed=seed,
             concurrency=concurrency,
             progress=progress,
+            labels=labels,
             **columns,
         )
     )
@@ -539,6 +550,7 @@ async def acompare_judges(
     seed: int = 0,
     concurrency: int = 8,
     progress: bool = True,
+    labels: str | os.PathLike[str] | pd.DataFrame | None = None,
     **columns: str | None,
 ) -> pd.DataFrame:
     """The leaderboard of :func:`compare_judges` (its async twin)."""
@@ -556,6 +568,7 @@ async def acompare_judges(
         seed=seed,
         concurrency=concurrency,
         progress=progress,
+        labels=labels,
         **columns,
     )
     return comparison.leaderboard

@@ -954,3 +954,28 @@ def judge_vs_humans(
         pairs=pairs,
         gaps=gaps.loc[order].reset_index(drop=True),
     )
+
+
+def is_labels_source(labels: Any) -> bool:
+    """Whether ``labels`` is a labels file or frame (rather than the name of a field)."""
+    import pandas as pd
+
+    if isinstance(labels, pd.DataFrame | os.PathLike):
+        return True
+    return isinstance(labels, str) and labels.endswith(".jsonl") and Path(labels).is_file()
+
+
+def attach_human_labels(items: Sequence[Any], labels: Any, *, label: str | None = None) -> str:
+    """Set each data item's resolved human label as a field (in place); return its name.
+
+    Items without a label get None in that field. For the PromptTuner, whose items are
+    :func:`~evaltoolkit.load_items` items (``item_id`` and ``fields``).
+    """
+    frame = _labels_frame(labels)
+    _, name = _one_label(frame, label)
+    resolved = human_labels(frame, label=name)
+    by_key = dict(zip(map(_key, resolved["item_id"]), resolved[name], strict=True))
+    for item in items:
+        value = by_key.get(_key(item.item_id))
+        item.fields[name] = None if value is None or value != value else value
+    return name
