@@ -157,8 +157,16 @@ def test_tags_go_to_the_labels_file_and_come_back_as_a_column(tmp_path: Path) ->
     frame = read_labels(path).set_index("item_id")
     assert frame.loc["item-0", "tags"] == ("judge too strict on paraphrase",)
     assert frame.loc["item-1", "tags"] == ("label noise",)
-    counts = read_labels(path).explode("tags")["tags"].value_counts()
-    assert counts["label noise"] == 1
+    bob = annotator(path, who="bob")
+    bob.next()
+    bob.tag("label noise")  # on an item bob did not label: a row without a value
+    frame = read_labels(path)
+    counts = frame.explode("tags")["tags"].value_counts()
+    assert (counts["label noise"], counts["judge too strict on paraphrase"]) == (2, 1)
+    [bobs] = frame[frame["annotator"] == "bob"].to_dict("records")
+    assert (bobs["item_id"], bobs["tags"]) == ("item-1", ("label noise",))
+    assert pd.isna(bobs["value"])
+    assert "label noise" in bob.item_view.value
 
 
 # The view -----------------------------------------------------------------------------------

@@ -206,9 +206,10 @@ def read_labels(path: str | os.PathLike[str], *, history: bool = False) -> pd.Da
     """Read a labels file into a tidy frame: one row per item, label and annotator.
 
     The last record of each (item, label, annotator) wins; ``history=True`` returns every
-    record instead, in file order. Tags of an item (from any annotator) come back as the
-    ``tags`` column, a tuple, so failure modes can be counted
-    (``frame.explode("tags")["tags"].value_counts()``). Unreadable lines (a partial last
+    record instead, in file order. The tags an annotator gave an item come back in the
+    ``tags`` column of their row, a tuple, so failure modes can be counted
+    (``frame.explode("tags")["tags"].value_counts()``); tags on an item the annotator did not
+    label get a row of their own without a label or value. Unreadable lines (a partial last
     line) are skipped with a warning.
 
     Args:
@@ -238,22 +239,29 @@ def read_labels(path: str | os.PathLike[str], *, history: bool = False) -> pd.Da
             row["kind"] = row["kind"] or "label"
         return pd.DataFrame(rows, columns=HISTORY_COLUMNS)
     latest: dict[tuple[str, str, str], dict[str, Any]] = {}
-    tags: dict[str, dict[str, None]] = {}
+    tags: dict[tuple[str, str], dict[str, None]] = {}
+    tag_ids: dict[tuple[str, str], Any] = {}
     for record in records:
+        who = str(record.get("annotator"))
         if record.get("kind", "label") == "tag":
             tag = record.get("tag")
             if isinstance(tag, str) and tag.strip():
-                tags.setdefault(_key(record["item_id"]), {})[tag.strip()] = None
+                tags.setdefault((_key(record["item_id"]), who), {})[tag.strip()] = None
+                tag_ids[(_key(record["item_id"]), who)] = record["item_id"]
             continue
-        key = (_key(record["item_id"]), str(record.get("label")), str(record.get("annotator")))
+        key = (_key(record["item_id"]), str(record.get("label")), who)
         latest.pop(key, None)  # keep the order of each key's last record
         latest[key] = record
     rows = []
-    for record in latest.values():
+    for (item, _, who), record in latest.items():
         row = {column: record.get(column) for column in LABEL_COLUMNS[:-1]}
         scale = row["scale"]
         row["scale"] = tuple(scale) if isinstance(scale, list) else scale
-        row["tags"] = tuple(tags.get(_key(record["item_id"]), {}))
+        row["tags"] = tuple(tags.pop((item, who), {}))
+        rows.append(row)
+    for (item, who), tagged in tags.items():  # tags on items their annotator did not label
+        row = dict.fromkeys(LABEL_COLUMNS)
+        row.update(item_id=tag_ids[(item, who)], annotator=who, tags=tuple(tagged))
         rows.append(row)
     return pd.DataFrame(rows, columns=LABEL_COLUMNS)
 
@@ -278,6 +286,7 @@ def _labels_frame(labels: str | os.PathLike[str] | pd.DataFrame) -> pd.DataFrame
 
 
 def _one_label(frame: pd.DataFrame, label: str | None) -> tuple[pd.DataFrame, str]:
+    frame = frame[frame["label"].notna()]
     names = list(dict.fromkeys(frame["label"].astype(str)))
     if label is None:
         if len(names) != 1:

@@ -235,7 +235,8 @@ class Annotator(View):
             }
         self._tag_texts: dict[str, list[str]] = {}
         for item_id, tags in zip(previous["item_id"], previous["tags"], strict=True):
-            self._tag_texts[str(item_id)] = list(tags)
+            known = self._tag_texts.setdefault(str(item_id), [])
+            known.extend(tag for tag in tags if tag not in known)
         self.active = next(iter(self.scales))
         self.position = self._first_unlabelled()
         self._consumed = ""
