@@ -572,7 +572,7 @@ class Annotator(View):
 
     def __repr__(self) -> str:
         return (
-            f"Annotator({', '.join(self.scales)!s} by {self.annotator}: {self.labelled} of "
-            f"{self.items} labelled; at item {self.position + 1} ({self.item_id!r}), "
+            f"Annotator({', '.join(self.scales)!s}: {self.labelled} of {self.items} labelled "
+            f"by {self.annotator}; at item {self.position + 1} ({self.item_id!r}), "
             f"labels in {str(self.path)!r})"
         )
