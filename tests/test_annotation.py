@@ -421,3 +421,33 @@ def test_compare_judges_and_the_prompt_tuner_read_a_labels_file(two_annotators: 
     )
     assert tuner.label_column == "consistency"
     assert sorted(row["consistency"] for row in tuner._data) == [1.0, 2.5, 3.0, 4.0, 4.5, 5.0]
+
+
+def test_the_result_browser_sorts_and_filters_by_the_judge_human_gap(
+    two_annotators: Path, judged: Any, tmp_path: Path
+) -> None:
+    from evaltoolkit.widgets import ResultBrowser
+
+    labels = read_labels(two_annotators)
+    payload = "<script>alert(1)</script>"
+    first_id = judged.items[0].item_id
+    with (two_annotators.parent / "notes.jsonl").open("w") as handle:
+        for record in read_labels(two_annotators, history=True).to_dict("records"):
+            if record["item_id"] == first_id and record["annotator"] == "bob":
+                record["note"] = payload
+            handle.write(json.dumps(record, default=str) + "\n")
+    browser = ResultBrowser(judged, labels=two_annotators.parent / "notes.jsonl")
+    comparison = judge_vs_humans(judged, labels, n_bootstrap=0)
+    expected = comparison.gaps.set_index("item_id")["gap"]
+    browser.sort_by.value = "gap"
+    browser.descending.value = True
+    shown = [item_id for item_id, _ in browser.visible]
+    gaps = [expected.get(item_id, math.nan) for item_id in shown]
+    assert gaps[: len(expected)] == sorted(expected, reverse=True)
+    browser.min_gap.value = 1.0
+    assert browser.matching == int((expected.abs() >= 1.0).sum())
+    assert {item_id for item_id, _ in browser.visible} == set(expected[expected.abs() >= 1].index)
+    browser.show(first_id)
+    assert "human_consistency" in browser.detail.value
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in browser.detail.value
+    assert "<script>" not in browser.detail.value

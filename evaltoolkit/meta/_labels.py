@@ -988,3 +988,51 @@ def attach_human_labels(items: Sequence[Any], labels: Any, *, label: str | None 
         value = by_key.get(_key(item.item_id))
         item.fields[name] = None if value is None or value != value else value
     return name
+
+
+@dataclass(frozen=True, slots=True)
+class ItemLabels:
+    """What the annotators said about one item, for a view beside the judge's verdict."""
+
+    human: Any
+    annotators: int
+    notes: str
+    tags: tuple[str, ...]
+
+
+def labels_by_item(
+    labels: str | os.PathLike[str] | pd.DataFrame, *, label: str | None = None
+) -> tuple[str, tuple[Any, ...], dict[str, ItemLabels]]:
+    """The label's name, its scale, and each item's resolved label, notes and tags, by item id.
+
+    Item ids are keyed as text (``"1"`` for ``1``).
+    """
+    frame = _labels_frame(labels)
+    rows, name = _one_label(frame, label)
+    resolved = human_labels(rows, label=name)
+    recorded = [s for s in rows.get("scale", []) if isinstance(s, tuple | list)]
+    scale = tuple(recorded[-1]) if recorded else tuple(sorted(set(rows["value"]), key=str))
+    notes: dict[str, list[str]] = {}
+    for record in rows.to_dict(orient="records"):
+        note = record.get("note")
+        if isinstance(note, str) and note.strip():
+            notes.setdefault(_key(record["item_id"]), []).append(
+                f"{record['annotator']}: {note.strip()}"
+            )
+    tags: dict[str, dict[str, None]] = {}
+    if "tags" in frame.columns:
+        for item_id, item_tags in zip(frame["item_id"], frame["tags"], strict=True):
+            if isinstance(item_tags, tuple | list):
+                tags.setdefault(_key(item_id), {}).update(dict.fromkeys(map(str, item_tags)))
+    found = {
+        _key(item_id): ItemLabels(
+            human=value,
+            annotators=int(count),
+            notes="; ".join(notes.get(_key(item_id), [])),
+            tags=tuple(tags.get(_key(item_id), {})),
+        )
+        for item_id, value, count in zip(
+            resolved["item_id"], resolved[name], resolved["annotators"], strict=True
+        )
+    }
+    return name, scale, found
