@@ -431,3 +431,13 @@ def test_weighted_kappa_counts_an_unused_value_as_a_step() -> None:
     assert expected != pytest.approx(cohen_kappa_score(first, second, weights="linear"))
     with pytest.raises(ConfigurationError, match="evenly spaced"):
         cohen_kappa([1.0, 2.0, 2.7], [1.0, 2.7, 2.0], weights="linear")
+
+
+def test_kappa_of_fractions_is_the_kappa_of_their_positions() -> None:
+    # Verdicts such as 0.25 or 0.5 are classes, not a continuous target.
+    first = [0.0, 0.25, 0.5, 0.5, 1.0, 0.75]
+    second = [0.0, 0.5, 0.5, 0.25, 1.0, 0.75]
+    for weights in (None, "quadratic"):
+        assert cohen_kappa(first, second, weights=weights) == pytest.approx(  # type: ignore[arg-type]
+            cohen_kappa([4 * v for v in first], [4 * v for v in second], weights=weights)  # type: ignore[arg-type]
+        )

@@ -186,15 +186,26 @@ def kappa_of_codes(
     ``scale`` lists every value a rating may take, in order; with weights it must be evenly
     spaced (see :func:`evenly_spaced`). ``sample_weight`` counts each item (bootstrap draws).
     """
+    import numpy as np
     from sklearn.metrics import cohen_kappa_score
 
     if len(first) == 0 or (sample_weight is not None and not sample_weight.any()):
         return math.nan
+    # scikit-learn takes class labels, not fractions (0.25 reads as a continuous target):
+    # hand it each value's position on the scale, which keeps every distance in proportion.
+    points = np.asarray(scale, dtype=float)
+
+    def positions(values: FloatArray) -> np.ndarray[Any, Any]:
+        nearest: np.ndarray[Any, Any] = np.abs(
+            np.asarray(values, dtype=float)[:, None] - points[None, :]
+        ).argmin(axis=1)
+        return nearest
+
     return float(
         cohen_kappa_score(
-            first,
-            second,
-            labels=scale,
+            positions(first),
+            positions(second),
+            labels=np.arange(len(points)),
             weights=weights,
             sample_weight=sample_weight,
             replace_undefined_by=math.nan,
