@@ -1,11 +1,15 @@
-"""AxisExplorer and PromptTuner in a real JupyterLab page, driven in headless Chromium.
+"""AxisExplorer, PromptTuner and Annotator in a real JupyterLab page, driven in headless Chromium.
 
 The test starts JupyterLab on 127.0.0.1 (free port, token, isolated HOME and Jupyter
 directories), opens a notebook that renders both views on offline-judged demo results plus an
 item whose summary holds a script/img payload, runs every cell through the Run menu, and then
 checks that the widgets rendered, that clicks in the page reach the kernel (the page changes
 with what the kernel computed), that the payload stayed text, and that the page asked nothing
-of any host but 127.0.0.1. Screenshots go to ``artifacts/browser/`` (gitignored); the test
+of any host but 127.0.0.1. In the same server, a second notebook opens the Annotator: three
+items labelled with the keyboard (the labels file checked on disk after each), the judge's
+verdict hidden before labelling and shown after, a payload item shown as text, then a kernel
+restart and a rerun that resumes at the fourth item. Screenshots go to ``artifacts/browser/``
+(gitignored); the test
 prints the folder. See ../shared/notes/browser-tests.md for the set-up and the pitfalls.
 """
 
@@ -147,9 +151,12 @@ class Lab:
     token: str
     home: Path
     log: Path
+    work: Path
 
-    def notebook_url(self, name: str) -> str:
-        return f"{self.url}/lab/tree/{name}?token={self.token}"
+    def notebook_url(self, name: str, *, workspace: str | None = None) -> str:
+        # A workspace of its own opens the notebook alone (the default one reopens old tabs).
+        where = f"lab/workspaces/{workspace}" if workspace else "lab"
+        return f"{self.url}/{where}/tree/{name}?token={self.token}"
 
 
 def _isolated_environment(root: Path) -> dict[str, str]:
@@ -228,6 +235,7 @@ def lab(tmp_path: Path) -> Iterator[Lab]:
     work = tmp_path / "work"
     work.mkdir()
     _write_json(work / "widgets.ipynb", _notebook())
+    _write_json(work / "annotator.ipynb", _annotator_notebook())
     port, token = _free_port(), "evaltoolkit-browser-test"
     log = tmp_path / "jupyterlab.log"
     with log.open("wb") as output:
@@ -255,7 +263,7 @@ def lab(tmp_path: Path) -> Iterator[Lab]:
     try:
         url = f"http://127.0.0.1:{port}"
         _wait_until_up(process, f"{url}/api/status?token={token}", log)
-        yield Lab(url=url, token=token, home=Path(environment["HOME"]), log=log)
+        yield Lab(url=url, token=token, home=Path(environment["HOME"]), log=log, work=work)
     finally:
         _stop(process)
 
@@ -344,6 +352,9 @@ def test_widgets_render_respond_and_stay_safe_in_jupyterlab(lab: Lab) -> None:
             tuner.screenshot(path=str(SCREENSHOTS / "prompt-tuner-after-run.png"))
 
             _check_payload_never_ran(page, dialogs)
+            annotating = time.monotonic()
+            _annotate_restart_and_resume(browser, lab, requests, dialogs)
+            print(f"annotator part took {time.monotonic() - annotating:.1f} s")
             assert not any(urlsplit(url).path.endswith("/x") for url in requests), (
                 "the payload's <img src=x> was fetched"
             )
@@ -484,6 +495,122 @@ def _check_the_run_was_a_kernel_task(page: Any, notebook: Any) -> None:
     last_cell.locator(".jp-InputArea-editor").click()
     page.keyboard.press("Control+Enter")  # run this cell in place
     expect(last_cell.locator(".jp-OutputArea-output")).to_contain_text("run: Task done")
+
+
+ANNOTATED_ITEMS = 7
+PAYLOAD_POSITION = 4  # the fourth item, where the view resumes after three labels
+
+
+def _annotator_notebook() -> dict[str, Any]:
+    setup = f"""
+        import json, os, sys
+        sys.path.insert(0, {str(REPO)!r})
+        import evaltoolkit as et
+        from evaltoolkit.widgets import Annotator
+
+        with open({str(REPO / "data" / "demo_summaries.jsonl")!r}) as lines:
+            rows = [json.loads(line) for line in lines][: {ANNOTATED_ITEMS - 1}]
+        payload = {{"id": {PAYLOAD_ID!r}, "input": rows[0]["input"],
+                    "output": "The council voted. " + {SCRIPT!r} + " " + {IMG!r}}}
+        rows.insert({PAYLOAD_POSITION - 1}, payload)
+        result = et.run_evals(rows, et.create_summarization_scorer(), progress=False)
+        print("kernel", os.getpid())
+    """
+    view = """
+        view = Annotator(result, label="consistency", scale=(1, 5), path="labels.jsonl",
+                         annotator="alice", show="after")
+        view
+    """
+    return {
+        "cells": [_code_cell(setup), _code_cell(view)],
+        "metadata": _notebook()["metadata"],
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+
+
+def _labels_on_disk(lab: Lab) -> list[dict[str, Any]]:
+    path = lab.work / "labels.jsonl"
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def _annotate_restart_and_resume(
+    browser: Any, lab: Lab, requests: list[str], dialogs: list[str]
+) -> None:
+    """Label three items with keys, restart the kernel, rerun: the view resumes at the fourth."""
+    from playwright.sync_api import expect
+
+    page = browser.new_page(viewport={"width": 1500, "height": 1900})
+    page.set_default_timeout(PAGE_STEP_MS)
+    page.on("request", lambda request: requests.append(request.url))
+    page.on("websocket", lambda socket: requests.append(socket.url))
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page.goto(lab.notebook_url("annotator.ipynb", workspace="annotator"))
+    _wait_for_idle_kernel(page)
+    _run_all_cells(page)
+    notebook = page.locator(".jp-NotebookPanel:visible")
+    view = notebook.locator(".jp-OutputArea-output .evaltoolkit-annotator")
+    expect(view).to_be_visible()
+    progress = view.locator(".evaltoolkit-progress")
+    keys = view.locator(".evaltoolkit-keys input")
+    expect(progress).to_contain_text(f"0 of {ANNOTATED_ITEMS} labelled by alice · item 1 of")
+    # Blind before labelling: the judge's verdict is not in the page.
+    expect(view.locator(".evaltoolkit-judge-hidden")).to_contain_text("hidden until you label")
+    expect(view.locator(".evaltoolkit-judge")).to_have_count(0)
+
+    def press(key: str) -> None:
+        keys.click()
+        keys.type(key)
+        expect(keys).to_have_value("")  # the kernel read the key and emptied the box
+
+    expected_values = []
+    for done, value in enumerate((4, 2, 5), start=1):
+        press(str(value))
+        expected_values.append(value)
+        expect(progress).to_contain_text(f"{done} of {ANNOTATED_ITEMS} labelled by alice")
+        # The label was on disk before the view moved on.
+        assert [record["value"] for record in _labels_on_disk(lab)] == expected_values
+        if done == 1:  # back to the labelled item: show="after" reveals the judge now
+            press("p")
+            expect(progress).to_contain_text("item 1 of")
+            expect(view.locator(".evaltoolkit-judge")).to_contain_text("summarization")
+            press("n")
+            expect(view.locator(".evaltoolkit-judge")).to_have_count(0)
+    expect(progress).to_contain_text(f"item {PAYLOAD_POSITION} of {ANNOTATED_ITEMS}")
+    _check_annotator_payload(page, view)
+    view.screenshot(path=str(SCREENSHOTS / "annotator-before-restart.png"))
+
+    setup_output = notebook.locator(".jp-CodeCell").first.locator(".jp-OutputArea-output")
+    first_kernel = setup_output.inner_text()
+    page.locator("#jp-MainMenu .lm-MenuBar-item", has_text="Kernel").first.click()
+    page.locator("li.lm-Menu-item[data-command='kernelmenu:restart']").click()
+    page.locator(".jp-Dialog .jp-mod-accept").click()
+    expect(page.locator(".jp-Dialog")).to_have_count(0)
+    _wait_for_idle_kernel(page)
+    _run_all_cells(page)
+    expect(setup_output).to_contain_text("kernel")
+    expect(setup_output).not_to_have_text(first_kernel)
+    view = notebook.locator(".jp-OutputArea-output .evaltoolkit-annotator")
+    expect(view.locator(".evaltoolkit-progress")).to_contain_text(
+        f"3 of {ANNOTATED_ITEMS} labelled by alice · item {PAYLOAD_POSITION} of"
+    )
+    assert [record["value"] for record in _labels_on_disk(lab)] == [4, 2, 5]
+    _check_annotator_payload(page, view)
+    view.screenshot(path=str(SCREENSHOTS / "annotator-after-restart.png"))
+    page.close()
+
+
+def _check_annotator_payload(page: Any, view: Any) -> None:
+    from playwright.sync_api import expect
+
+    item = view.locator(".evaltoolkit-item")
+    expect(item).to_contain_text(SCRIPT)
+    expect(item).to_contain_text(IMG)
+    assert item.locator("script").count() == 0
+    assert item.locator("img").count() == 0
+    _check_no_payload_elements(page)
 
 
 def test_skips_cleanly_without_chromium(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

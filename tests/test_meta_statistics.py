@@ -475,3 +475,49 @@ def test_a_report_of_two_runs_of_the_same_items_compares_them() -> None:
     note = str(comparison_section(different))
     assert "The two runs are not compared" in note and "only in A" in note
     assert comparison_section([Run("a", a, None)]) is None
+
+
+@pytest.mark.parametrize("weights", [None, "linear", "quadratic"])
+def test_kappa_is_scikit_learns_and_the_bootstrap_table_formula_matches_it(
+    weights: str | None,
+) -> None:
+    from sklearn.metrics import cohen_kappa_score
+
+    from evaltoolkit.meta._reliability import kappa_from_table
+
+    generator = np.random.default_rng(11)
+    first = generator.integers(1, 6, size=80).astype(float)
+    second = np.clip(first + generator.integers(-1, 2, size=80), 1, 5)
+    scale = [1.0, 2.0, 3.0, 4.0, 5.0]
+    assert cohen_kappa(first, second, weights=weights) == pytest.approx(  # type: ignore[arg-type]
+        cohen_kappa_score(first, second, weights=weights, labels=scale)
+    )
+    # Bootstrap draws weigh items by counts; the table formula must equal the library's.
+    counts = generator.integers(0, 3, size=80).astype(float)
+    table = np.zeros((5, 5))
+    np.add.at(table, (first.astype(int) - 1, second.astype(int) - 1), counts)
+    assert kappa_from_table(table, np.array(scale), weights) == pytest.approx(  # type: ignore[arg-type]
+        cohen_kappa_score(first, second, weights=weights, labels=scale, sample_weight=counts)
+    )
+
+
+def test_weighted_kappa_counts_an_unused_value_as_a_step() -> None:
+    # 1, 2 and 4 used, 3 not: on the values' own scale 2 -> 4 is two steps, not one.
+    first, second = [1, 2, 4, 4, 2, 1], [1, 4, 4, 2, 2, 1]
+    from sklearn.metrics import cohen_kappa_score
+
+    expected = cohen_kappa_score(first, second, weights="linear", labels=[1, 2, 3, 4])
+    assert cohen_kappa(first, second, weights="linear") == pytest.approx(expected)
+    assert expected != pytest.approx(cohen_kappa_score(first, second, weights="linear"))
+    with pytest.raises(ConfigurationError, match="evenly spaced"):
+        cohen_kappa([1.0, 2.0, 2.7], [1.0, 2.7, 2.0], weights="linear")
+
+
+def test_kappa_of_fractions_is_the_kappa_of_their_positions() -> None:
+    # Verdicts such as 0.25 or 0.5 are classes, not a continuous target.
+    first = [0.0, 0.25, 0.5, 0.5, 1.0, 0.75]
+    second = [0.0, 0.5, 0.5, 0.25, 1.0, 0.75]
+    for weights in (None, "quadratic"):
+        assert cohen_kappa(first, second, weights=weights) == pytest.approx(  # type: ignore[arg-type]
+            cohen_kappa([4 * v for v in first], [4 * v for v in second], weights=weights)  # type: ignore[arg-type]
+        )

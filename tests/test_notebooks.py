@@ -508,6 +508,43 @@ def _check_scaling_out(notebook: Any, folder: Path) -> None:
     }
 
 
+def _check_annotation(notebook: Any, folder: Path) -> None:
+    """Notebook 08: two annotators' labels on disk, their agreement recomputed from the file,
+    the judge beside them, and the tag counted."""
+    import krippendorff
+    import pandas as pd
+
+    from evaltoolkit.meta import read_labels
+
+    labelled = _tagged_text(notebook, "labelled")
+    assert "8 of 16 labelled by alice" in labelled and "8 of 16 labelled by bob" in labelled
+    labels = read_labels(folder / "notebooks" / "labels" / "consistency.jsonl")
+    matrix = labels.pivot(index="annotator", columns="item_id", values="value")
+    expected = krippendorff.alpha(
+        reliability_data=matrix.to_numpy(dtype=float), level_of_measurement="ordinal"
+    )
+    figure = re.search(
+        r"alpha_ordinal (-?[0-9.]+) \[(-?[0-9.]+), (-?[0-9.]+)\] over 8 items shared by 2",
+        _tagged_text(notebook, "human-agreement"),
+    )
+    assert figure is not None
+    value, low, high = (float(number) for number in figure.groups())
+    assert value == pytest.approx(expected, abs=5e-4)
+    assert low <= value <= high
+    line = _tagged_text(notebook, "judge-vs-humans")
+    versus = re.match(
+        r"consistency: judge vs annotators alpha_ordinal (-?[0-9.]+) \[.+\], annotators vs "
+        r"each other (-?[0-9.]+) \[.+\] \(8 items, 2 annotators\): the judge agrees",
+        line,
+    )
+    assert versus is not None, line
+    assert float(versus[2]) == pytest.approx(expected, abs=5e-3)
+    assert -1.0 <= float(versus[1]) <= 1.0
+    counted = _tagged_text(notebook, "disagreements").strip().splitlines()[-1].split()
+    assert counted[-1] == "1" and " ".join(counted[:-1]) == "judge too lenient on numbers"
+    assert pd.notna(labels["value"]).sum() == 16
+
+
 # What each notebook must show: its key figure or table, within its expected range.
 OUTPUT_CHECKS: dict[str, Callable[[Any, Path], None]] = {
     "01_quickstart": _check_quickstart,
@@ -517,4 +554,5 @@ OUTPUT_CHECKS: dict[str, Callable[[Any, Path], None]] = {
     "05_custom_scorer": _check_custom_scorer,
     "06_report_and_leaderboard": _check_report_and_leaderboard,
     "07_scaling_out": _check_scaling_out,
+    "08_annotation": _check_annotation,
 }

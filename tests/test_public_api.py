@@ -31,7 +31,7 @@ def test_import_loads_no_heavy_dependency() -> None:
     code = (
         "import sys, evaltoolkit; "
         "print(','.join(m for m in ('litellm', 'matplotlib', 'ipywidgets', 'pandas', "
-        "'jsonschema', 'scipy') if m in sys.modules))"
+        "'jsonschema', 'scipy', 'sklearn') if m in sys.modules))"
     )
     completed = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True

@@ -8,7 +8,10 @@ leaderboard. :func:`compare_scores` and :func:`agreement_change` say what a chan
 test part of :func:`tune_test_split`. :func:`compare_runs` says whether the difference
 between two runs of the same items is real; :func:`repeatability` how much a judge's verdicts
 move between repeats; :func:`cohen_kappa` and :func:`krippendorff_alpha` measure agreement
-between two raters (a judge and a human, or two annotators). The loaders read
+between two raters (a judge and a human, or two annotators). :func:`read_labels` reads the
+labels the :class:`~evaltoolkit.widgets.Annotator` writes; :func:`label_agreement` measures
+how well annotators agree with each other and :func:`judge_vs_humans` sets the judge's
+agreement with them beside it. The loaders read
 labelled files into the standard scoring layout (``item_id``,
 ``input``, ``output``, ``ground_truth``).
 """
@@ -29,6 +32,22 @@ from ._compare import (
 )
 from ._evaluate import ANSWER_THRESHOLD, MetaEvaluation, ameta_evaluate, meta_evaluate
 from ._held_out import tune_test_split
+from ._labels import (
+    HumanComparison,
+    LabelAgreement,
+    LabelScale,
+    append_label_record,
+    attach_human_labels,
+    human_labels,
+    is_labels_source,
+    judge_on_scale,
+    judge_vs_humans,
+    label_agreement,
+    labels_by_item,
+    read_labels,
+    text_hash,
+    with_human_labels,
+)
 from ._loaders import load_qa_equivalence, load_sentence_pairs, load_summeval, load_table
 from ._paired import compare_runs, paired_scores
 from ._reliability import cohen_kappa, krippendorff_alpha
@@ -37,7 +56,10 @@ from ._repeatability import Repeatability, arepeatability, repeatability
 __all__ = [
     "AGREEMENT_METRICS",
     "ANSWER_THRESHOLD",
+    "HumanComparison",
     "JudgeComparison",
+    "LabelAgreement",
+    "LabelScale",
     "MetaEvaluation",
     "Repeatability",
     "acompare_judges",
@@ -45,23 +67,34 @@ __all__ = [
     "agreement_change",
     "ajudge_comparison",
     "ameta_evaluate",
+    "append_label_record",
     "arepeatability",
+    "attach_human_labels",
     "check_label_name",
     "cohen_kappa",
     "compare_judges",
     "compare_runs",
     "compare_scores",
     "find_benchmarks",
+    "human_labels",
+    "is_labels_source",
     "judge_comparison",
+    "judge_on_scale",
+    "judge_vs_humans",
     "krippendorff_alpha",
+    "label_agreement",
+    "labels_by_item",
     "load_qa_equivalence",
     "load_sentence_pairs",
     "load_summeval",
     "load_table",
     "meta_evaluate",
     "paired_scores",
+    "read_labels",
     "repeatability",
+    "text_hash",
     "tune_test_split",
+    "with_human_labels",
 ]
 
 _MARKER = "summeval_dev.jsonl"

@@ -20,7 +20,14 @@ import math
 import warnings
 from typing import TYPE_CHECKING, Any
 
-from ._reliability import KappaWeights, Level, kappa_from_table
+from ..errors import ConfigurationError
+from ._reliability import (
+    KappaWeights,
+    Level,
+    evenly_spaced,
+    kappa_from_table,
+    kappa_of_codes,
+)
 from ._resample import percentile_interval, resample_counts
 
 if TYPE_CHECKING:
@@ -61,6 +68,21 @@ def _row(metric: str, value: float, low: float, high: float, n: int) -> dict[str
 def _interval(samples: FloatArray, confidence: float) -> tuple[float, float]:
 
     return percentile_interval(samples, confidence)
+
+
+def _library_kappa(
+    verdicts: FloatArray,
+    labels: FloatArray,
+    domain: FloatArray,
+    weights: KappaWeights,
+    from_table: float,
+) -> float:
+    """The point estimate from scikit-learn; the table formula only off an evenly spaced scale."""
+    try:
+        scale = domain.tolist() if weights is None else evenly_spaced(domain.tolist())
+    except ConfigurationError:
+        return from_table
+    return kappa_of_codes(verdicts, labels, scale, weights)
 
 
 def categorical_rows(
@@ -122,7 +144,7 @@ def categorical_rows(
     every = np.arange(items)
     kappa_name = "kappa" if weights is None else f"kappa_{weights}"
     point = {
-        kappa_name: kappa_of(np.ones(items)),
+        kappa_name: _library_kappa(verdicts, labels, domain, weights, kappa_of(np.ones(items))),
         f"alpha_{level}": alpha_of(every),
     }
     if threshold is None or not binary:  # with a threshold, the accuracy row says it already

@@ -22,6 +22,7 @@ from ..records import EvalResult
 from ..scorers import Scorer, ScorerSpec, scorer_ids, scorer_spec, scorer_spec_of
 from ._agreement import agreement
 from ._evaluate import SYSTEM_COLUMN, MetaEvaluation, Task, ameta_evaluate
+from ._labels import with_human_labels
 from ._system import SYSTEM_LEVEL
 
 if TYPE_CHECKING:
@@ -259,6 +260,7 @@ async def ajudge_comparison(
     seed: int = 0,
     concurrency: int = 8,
     progress: bool = True,
+    labels: str | os.PathLike[str] | pd.DataFrame | None = None,
     **columns: str | None,
 ) -> JudgeComparison:
     """The async twin of :func:`judge_comparison`."""
@@ -277,6 +279,8 @@ async def ajudge_comparison(
     if limit is not None:
         frame = frame.head(limit)
     frame = frame.reset_index(drop=True)
+    if labels is not None:  # a labels file from the Annotator: each item's resolved label
+        frame = with_human_labels(frame, labels, label=label)
     if group is None and spec.group is not None and spec.group in frame.columns:
         group = spec.group
     if threshold is None:
@@ -361,6 +365,7 @@ def judge_comparison(
     seed: int = 0,
     concurrency: int = 8,
     progress: bool = True,
+    labels: str | os.PathLike[str] | pd.DataFrame | None = None,
     **columns: str | None,
 ) -> JudgeComparison:
     """:func:`compare_judges`, keeping what is behind the leaderboard: each judge's run.
@@ -399,6 +404,7 @@ def judge_comparison(
             seed=seed,
             concurrency=concurrency,
             progress=progress,
+            labels=labels,
             **columns,
         )
     )
@@ -419,6 +425,7 @@ def compare_judges(
     seed: int = 0,
     concurrency: int = 8,
     progress: bool = True,
+    labels: str | os.PathLike[str] | pd.DataFrame | None = None,
     **columns: str | None,
 ) -> pd.DataFrame:
     """Score one labelled data set with several judges and rank them by agreement with the label.
@@ -477,6 +484,9 @@ def compare_judges(
         seed: Seed of the bootstrap.
         concurrency: Items and judge calls in flight, per judge.
         progress: Show a progress bar per judge.
+        labels: A labels file made with the Annotator (or the frame of
+            :func:`~evaltoolkit.meta.read_labels`) as the label source: ``label`` names a
+            label in it, resolved per item from its annotators; only labelled items count.
         **columns: ``source_col``, ``summary_col``, ``question_col``, ``answer_col``,
             ``reference_col`` (see :func:`~evaltoolkit.meta.meta_evaluate`).
 
@@ -513,6 +523,7 @@ def compare_judges(
             seed=seed,
             concurrency=concurrency,
             progress=progress,
+            labels=labels,
             **columns,
         )
     )
@@ -533,6 +544,7 @@ async def acompare_judges(
     seed: int = 0,
     concurrency: int = 8,
     progress: bool = True,
+    labels: str | os.PathLike[str] | pd.DataFrame | None = None,
     **columns: str | None,
 ) -> pd.DataFrame:
     """The leaderboard of :func:`compare_judges` (its async twin)."""
@@ -550,6 +562,7 @@ async def acompare_judges(
         seed=seed,
         concurrency=concurrency,
         progress=progress,
+        labels=labels,
         **columns,
     )
     return comparison.leaderboard

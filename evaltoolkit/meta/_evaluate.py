@@ -21,6 +21,7 @@ from ..records import EvalResult, ScoreResult
 from ..runner import arun_evals
 from ..scorers import ANSWER_THRESHOLD, Scorer, ScorerSpec, scorer_spec
 from ._agreement import agreement
+from ._labels import HumanComparison, judge_vs_humans, with_human_labels
 from ._loaders import _as_answer_list
 
 if TYPE_CHECKING:
@@ -51,6 +52,8 @@ class MetaEvaluation:
         result: The scoring run behind the scores (one item per reference for
             answer similarity with several references).
         judge_model: The judge model, None for a scorer without one.
+        versus_humans: With a labels file, the judge's agreement with the annotators beside
+            theirs with each other (print it for the one-line comparison).
     """
 
     task: Task
@@ -61,6 +64,7 @@ class MetaEvaluation:
     group: str | None
     result: EvalResult
     judge_model: str | None = None
+    versus_humans: HumanComparison | None = None
     # What against() needs: the labelled rows as scored, and the agreement options.
     _data: pd.DataFrame | None = field(default=None, repr=False, compare=False)
     _threshold: float | None = field(default=None, repr=False, compare=False)
@@ -248,6 +252,7 @@ def meta_evaluate(
     concurrency: int = 8,
     progress: bool = True,
     scorer: Scorer | None = None,
+    labels: str | os.PathLike[str] | pd.DataFrame | None = None,
     **judge_options: Any,
 ) -> MetaEvaluation:
     """Score a labelled data set with a judge and measure its agreement with the labels.
@@ -282,6 +287,11 @@ def meta_evaluate(
         scorer: A scorer of the task to use as it is (its own model, prompts and options)
             instead of building one from ``model`` and ``judge_options``; see also
             :func:`~evaltoolkit.meta.compare_judges`.
+        labels: A labels file made with the :class:`~evaltoolkit.widgets.Annotator` (or
+            the frame of :func:`~evaltoolkit.meta.read_labels`) as the label source:
+            ``label`` names a label in it, each item's value is resolved from its annotators
+            (:func:`~evaltoolkit.meta.human_labels`), only labelled items are scored, and
+            ``versus_humans`` sets the judge's agreement with the annotators beside theirs.
         **judge_options: Passed to the judge (``api_base``, ``cache``, ...).
 
     Example:
@@ -312,6 +322,7 @@ def meta_evaluate(
             concurrency=concurrency,
             progress=progress,
             scorer=scorer,
+            labels=labels,
             **judge_options,
         )
     )
@@ -335,6 +346,7 @@ async def ameta_evaluate(
     concurrency: int = 8,
     progress: bool = True,
     scorer: Scorer | None = None,
+    labels: str | os.PathLike[str] | pd.DataFrame | None = None,
     **judge_options: Any,
 ) -> MetaEvaluation:
     """Score a labelled data set and measure agreement (async twin of :func:`meta_evaluate`)."""
@@ -343,6 +355,8 @@ async def ameta_evaluate(
     if limit is not None:
         frame = frame.head(limit)
     frame = frame.reset_index(drop=True)
+    if labels is not None:
+        frame = with_human_labels(frame, labels, label=label)
     _require(frame, label, "--label")
     if group is None and spec.group is not None and spec.group in frame.columns:
         group = spec.group
@@ -365,6 +379,8 @@ async def ameta_evaluate(
     system = SYSTEM_COLUMN if SYSTEM_COLUMN in frame.columns else None
     if system is not None and system not in scores.columns:
         scores[system] = frame[system].to_numpy()
+    if labels is not None:
+        scores["annotators"] = frame["annotators"].to_numpy()
     if spec.layout == "source-summary":
         items = _summarization_items(
             frame,
@@ -408,6 +424,11 @@ async def ameta_evaluate(
         group=group,
         result=result,
         judge_model=scorer.judge_model,
+        versus_humans=None
+        if labels is None
+        else judge_vs_humans(
+            scores, labels, label=label, score=score_columns[-1], n_bootstrap=n_bootstrap
+        ),
         _data=frame,
         _threshold=threshold,
         _n_bootstrap=n_bootstrap,

@@ -3,10 +3,8 @@
 :func:`krippendorff_alpha` is the ``krippendorff`` package's alpha (any number of raters,
 missing ratings allowed, at the nominal, ordinal, interval or ratio level).
 :func:`cohen_kappa` is Cohen's kappa of two raters, unweighted or with linear or quadratic
-weights. No small maintained library computes it (scipy has none, ``krippendorff`` computes
-alpha only, scikit-learn and statsmodels are large dependencies for one formula), so the
-contingency table comes from scipy (:func:`scipy.stats.contingency.crosstab`) and kappa is
-the textbook formula over it: ``1 - sum(w * observed) / sum(w * expected)``.
+weights, is scikit-learn's :func:`~sklearn.metrics.cohen_kappa_score` (imported when first
+used: scikit-learn takes a moment to import).
 """
 
 from __future__ import annotations
@@ -24,7 +22,15 @@ if TYPE_CHECKING:
 
     FloatArray = NDArray[np.float64]
 
-__all__ = ["KappaWeights", "Level", "cohen_kappa", "krippendorff_alpha"]
+__all__ = [
+    "KappaWeights",
+    "Level",
+    "cohen_kappa",
+    "evenly_spaced",
+    "kappa_from_table",
+    "kappa_of_codes",
+    "krippendorff_alpha",
+]
 
 #: The level of measurement of a rating, as Krippendorff's alpha takes it.
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
@@ -140,6 +146,73 @@ def _numeric(domain: list[Any]) -> bool:
     return all(isinstance(value, float) for value in domain)
 
 
+def evenly_spaced(values: list[float]) -> list[float]:
+    """The evenly spaced scale through ``values`` (1, 2, 4 gives 1, 2, 3, 4).
+
+    scikit-learn weighs a disagreement by the distance between the positions of two values in
+    its ``labels``; on an evenly spaced scale that is the distance between the values
+    themselves, so a value no rater used still counts as a step.
+    """
+    import numpy as np
+
+    if len(values) < 2:
+        return values
+    ordered = np.array(sorted(values), dtype=float)
+    step = float(np.min(np.diff(ordered)))
+    positions = (ordered - ordered[0]) / step
+    if not np.allclose(positions, np.round(positions), atol=1e-6) or positions[-1] > _MAX_STEPS:
+        raise ConfigurationError(
+            "cohen_kappa: weighted kappa needs ratings on an evenly spaced scale (such as 1-5, "
+            f"or halves), got the values {ordered.tolist()[:12]}; use weights=None, or "
+            "krippendorff_alpha(level='interval') for values in between"
+        )
+    scale: list[float] = (ordered[0] + step * np.arange(round(positions[-1]) + 1)).tolist()
+    return scale
+
+
+#: The most steps an evenly spaced scale for weighted kappa may have.
+_MAX_STEPS = 1000
+
+
+def kappa_of_codes(
+    first: FloatArray,
+    second: FloatArray,
+    scale: list[float],
+    weights: KappaWeights,
+    sample_weight: FloatArray | None = None,
+) -> float:
+    """scikit-learn's Cohen's kappa of two coded ratings on ``scale`` (NaN when undefined).
+
+    ``scale`` lists every value a rating may take, in order; with weights it must be evenly
+    spaced (see :func:`evenly_spaced`). ``sample_weight`` counts each item (bootstrap draws).
+    """
+    import numpy as np
+    from sklearn.metrics import cohen_kappa_score
+
+    if len(first) == 0 or (sample_weight is not None and not sample_weight.any()):
+        return math.nan
+    # scikit-learn takes class labels, not fractions (0.25 reads as a continuous target):
+    # hand it each value's position on the scale, which keeps every distance in proportion.
+    points = np.asarray(scale, dtype=float)
+
+    def positions(values: FloatArray) -> np.ndarray[Any, Any]:
+        nearest: np.ndarray[Any, Any] = np.abs(
+            np.asarray(values, dtype=float)[:, None] - points[None, :]
+        ).argmin(axis=1)
+        return nearest
+
+    return float(
+        cohen_kappa_score(
+            positions(first),
+            positions(second),
+            labels=np.arange(len(points)),
+            weights=weights,
+            sample_weight=sample_weight,
+            replace_undefined_by=math.nan,
+        )
+    )
+
+
 def _disagreement_weights(values: FloatArray, weights: KappaWeights) -> FloatArray:
     import numpy as np
 
@@ -154,7 +227,12 @@ def _disagreement_weights(values: FloatArray, weights: KappaWeights) -> FloatArr
 
 
 def kappa_from_table(table: FloatArray, values: FloatArray, weights: KappaWeights) -> float:
-    """Cohen's kappa of a square contingency table whose rows and columns are ``values``."""
+    """Cohen's kappa of a square contingency table whose rows and columns are ``values``.
+
+    Only for bootstrap resamples, where scikit-learn's input checks (about 1 ms a call)
+    would cost seconds per interval: the same formula over a table of counts, which the
+    tests check against :func:`sklearn.metrics.cohen_kappa_score` on weighted draws.
+    """
     import numpy as np
 
     total = table.sum()
@@ -175,14 +253,15 @@ def cohen_kappa(
     *,
     weights: KappaWeights = None,
 ) -> float:
-    """Cohen's kappa of two raters over the same items.
+    """Cohen's kappa of two raters over the same items, from scikit-learn.
 
-    ``1 - sum(w * observed) / sum(w * expected)`` over the two raters' contingency table
-    (scipy's ``crosstab``), where ``expected`` is the product of the two raters' marginal
-    shares and ``w`` the disagreement weight of a pair of values: 1 for any two different
-    values (unweighted), their distance (``"linear"``) or its square (``"quadratic"``, the
-    usual choice for ordinal ratings such as 1-5). Weighted kappa measures distances on the
-    values themselves, so a skipped category still counts as a step.
+    :func:`sklearn.metrics.cohen_kappa_score`: ``1 - sum(w * observed) / sum(w * expected)``
+    over the two raters' contingency table, where ``expected`` is the product of the two
+    raters' marginal shares and ``w`` the disagreement weight of a pair of values: 1 for any
+    two different values (unweighted), their distance (``"linear"``) or its square
+    (``"quadratic"``, the usual choice for ordinal ratings such as 1-5). Weighted kappa
+    measures distances on the values themselves (the scale handed to scikit-learn is evenly
+    spaced), so a value neither rater used still counts as a step.
 
     Args:
         first: One rater's ratings (numbers, or categories for unweighted kappa).
@@ -195,7 +274,8 @@ def cohen_kappa(
 
     Raises:
         ConfigurationError: The two sequences differ in length, weights are unknown, or
-            weighted kappa is asked for categories that are not numbers.
+            weighted kappa is asked for categories that are not numbers, or for numbers
+            that lie on no evenly spaced scale.
 
     Example:
         >>> round(cohen_kappa(["yes", "yes", "no", "no"], ["yes", "no", "no", "no"]), 3)
@@ -203,9 +283,6 @@ def cohen_kappa(
         >>> round(cohen_kappa([1, 2, 3, 4, 5], [1, 2, 3, 5, 4], weights="quadratic"), 3)
         0.9
     """
-    import numpy as np
-    from scipy.stats.contingency import crosstab
-
     if weights not in (None, "linear", "quadratic"):
         raise ConfigurationError(
             f"cohen_kappa: unknown weights {weights!r}; use None, 'linear' or 'quadratic'"
@@ -229,7 +306,8 @@ def cohen_kappa(
             f"cohen_kappa: weights={weights!r} need numeric ratings; categories have no "
             "distance, so use weights=None"
         )
-    # Numbers stay themselves (their distances weigh); categories are their codes.
-    values = np.asarray(categories if _numeric(categories) else range(len(categories)), float)
-    table = crosstab(codes[0], codes[1], levels=(values, values)).count
-    return kappa_from_table(np.asarray(table, dtype=float), values, weights)
+    if _numeric(categories):  # numbers stay themselves (their distances weigh)
+        scale = categories if weights is None else evenly_spaced(categories)
+    else:
+        scale = [float(code) for code in range(len(categories))]
+    return kappa_of_codes(codes[0], codes[1], scale, weights)

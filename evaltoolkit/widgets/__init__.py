@@ -2,7 +2,8 @@
 
 - :class:`AxisExplorer`: where a summary's alignment and coverage disagree, and why;
 - :class:`ResultBrowser`: a filterable, sortable table of results and one item's detail;
-- :class:`PromptTuner`: edit a judge's prompt templates, rescore a sample, compare, export.
+- :class:`PromptTuner`: edit a judge's prompt templates, rescore a sample, compare, export;
+- :class:`Annotator`: label items one at a time, blind to the judge, each label on disk.
 
 In Jupyter, a view on its own at the end of a cell shows its widget. Importing this package
 is cheap: ipywidgets and matplotlib (both dependencies) are imported when a view is built.
@@ -20,8 +21,9 @@ Example:
 
 from __future__ import annotations
 
+from ._annotator import Annotator
 from ._axis_explorer import AxisExplorer
 from ._prompt_tuner import PromptTuner
 from ._result_browser import ResultBrowser
 
-__all__ = ["AxisExplorer", "PromptTuner", "ResultBrowser"]
+__all__ = ["Annotator", "AxisExplorer", "PromptTuner", "ResultBrowser"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import os
 import pprint
 import random
 import warnings
@@ -14,7 +15,13 @@ from .._datasets import DataItem, load_items
 from .._html import Markup, esc, format_score, join, note, table
 from .._sync import run_sync
 from ..errors import ConfigurationError
-from ..meta import agreement_change, check_label_name, compare_scores
+from ..meta import (
+    agreement_change,
+    attach_human_labels,
+    check_label_name,
+    compare_scores,
+    is_labels_source,
+)
 from ..records import EvalResult, ItemResult
 from ..runner import arun_evals
 from ..scorers import JudgedScorer, Scorer, find_scorer_spec
@@ -171,7 +178,7 @@ class PromptTuner(View):
         scorer: Scorer,
         data: Any,
         *,
-        labels: str | None = None,
+        labels: str | os.PathLike[str] | pd.DataFrame | None = None,
         sample: int = 20,
         seed: int | None = 0,
         concurrency: int = 8,
@@ -182,7 +189,10 @@ class PromptTuner(View):
         Args:
             scorer: A model-judged scorer (summarization or answer similarity).
             data: The items: a list of dicts, a DataFrame or a file path, as for ``run_evals``.
-            labels: A field of the items holding human labels (numbers or booleans).
+            labels: A field of the items holding human labels (numbers or booleans), or a
+                labels file made with the Annotator (a ``.jsonl`` path, or the frame of
+                :func:`~evaltoolkit.meta.read_labels`) holding one label, resolved per item
+                (the mean of its annotators, or the majority).
             sample: How many items to rescore.
             seed: Seed of the sample drawn from the data (in data order); None takes the
                 first ``sample`` items.
@@ -203,12 +213,18 @@ class PromptTuner(View):
             raise ConfigurationError(f"PromptTuner: sample must be an integer >= 1, got {sample!r}")
         widgets = ipywidgets()
         items = load_items(data)
+        label_field: str | None
+        if labels is not None and is_labels_source(labels):  # tune on the labelled items
+            label_field = attach_human_labels(items, labels)
+            items = [item for item in items if item.fields.get(label_field) is not None]
+        else:
+            label_field = None if labels is None else str(labels)
         readable = [item for item in items if item.problem is None]
         chosen = _sample(readable, sample, seed)
-        if labels is not None:
-            self._check_labels(labels, chosen)
+        if label_field is not None:
+            self._check_labels(label_field, chosen)
         self.scorer: JudgedScorer = scorer
-        self.label_column = labels
+        self.label_column = label_field
         self.concurrency = concurrency
         self.n_bootstrap = n_bootstrap
         self.offline = bool(scorer.judge.offline)

@@ -24,6 +24,7 @@ from ..errors import ConfigurationError
 from ..records import EvalResult
 from ._base import View, ipywidgets
 from ._detail import claims_section, error_section, judge_calls_section, questions_section
+from ._labelled import with_human_columns
 from ._rows import ResultRow, judged_another_source, result_rows
 
 if TYPE_CHECKING:
@@ -105,6 +106,8 @@ class ResultBrowser(View):
         result_or_frame: EvalResult | pd.DataFrame | str | os.PathLike[str],
         *,
         max_rows: int = 50,
+        labels: str | os.PathLike[str] | pd.DataFrame | None = None,
+        label: str | None = None,
     ) -> None:
         """Build the view.
 
@@ -112,6 +115,13 @@ class ResultBrowser(View):
             result_or_frame: An EvalResult, the DataFrame of its ``to_frame()`` (or
                 ``to_wide()``), or the path of saved results.
             max_rows: The most rows the table shows at once.
+            labels: A labels file made with the Annotator (or the frame of
+                :func:`~evaltoolkit.meta.read_labels`): each row gets the human label
+                (``human_<label>``), the judge-human ``gap`` (the judge's score on the
+                label's scale minus the human label; 1 where categories differ), the notes
+                and the tags; sort by ``gap`` and keep rows with a gap of at least
+                ``min_gap`` to read the disagreements.
+            label: Which label, when the labels file holds several.
 
         Raises:
             ConfigurationError: Not a result or frame, or ``max_rows`` < 1.
@@ -120,6 +130,8 @@ class ResultBrowser(View):
             raise ConfigurationError(f"ResultBrowser: max_rows must be >= 1, got {max_rows!r}")
         widgets = ipywidgets()
         self._rows = result_rows(result_or_frame)
+        if labels is not None:
+            self._rows = with_human_columns(self._rows, labels, label=label)
         self.max_rows = max_rows
         scorers = list(dict.fromkeys(row.scorer for row in self._rows))
         finite = [row.score for row in self._rows if math.isfinite(row.score)]
@@ -149,6 +161,11 @@ class ResultBrowser(View):
             continuous_update=False,
         )
         self.failed_only = widgets.Checkbox(value=False, description="failed only")
+        # With labels: keep the rows whose judge-human gap is at least this (0: every row).
+        self.min_gap = widgets.BoundedFloatText(
+            value=0.0, min=0.0, step=0.5, description="min gap", layout={"width": "160px"}
+        )
+        self.min_gap.layout.display = "" if labels is not None else "none"
         self.sort_by = widgets.Dropdown(
             options=[("data order", "position")]
             + [(name, name) for name in _SORT_BASE[1:]]
@@ -162,7 +179,9 @@ class ResultBrowser(View):
             options=[], description="detail", layout={"width": "60%"}
         )
         self.detail = widgets.HTML()
-        filters = widgets.HBox([self.scorer_filter, self.score_range, self.failed_only])
+        filters = widgets.HBox(
+            [self.scorer_filter, self.score_range, self.failed_only, self.min_gap]
+        )
         ordering = widgets.HBox([self.sort_by, self.descending])
         self.widget = widgets.VBox(
             [filters, ordering, self.table, self.item_picker, self.detail],
@@ -178,6 +197,7 @@ class ResultBrowser(View):
             self.scorer_filter,
             self.score_range,
             self.failed_only,
+            self.min_gap,
             self.sort_by,
             self.descending,
         ):
@@ -221,8 +241,11 @@ class ResultBrowser(View):
         low, high = (float(value) for value in self.score_range.value)
         full_range = low <= self._score_low and high >= self._score_high
         failed_only = bool(self.failed_only.value)
+        min_gap = float(self.min_gap.value)
 
         def keep(row: ResultRow) -> bool:
+            if min_gap > 0 and not abs(row.number("gap")) >= min_gap:
+                return False
             if scorer is not None and row.scorer != scorer:
                 return False
             if failed_only and not row.failed:
