@@ -7,7 +7,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from .._datasets import load_items
 from .._html import Markup, format_score, heading, join, note, side_by_side, text_block
@@ -15,6 +15,7 @@ from ..errors import ConfigurationError, InputError
 from ..messages import input_text, output_text
 from ..meta import LabelScale, append_label_record, read_labels, text_hash
 from ..records import EvalResult
+from ..scorers import MetaLayout, find_scorer_spec, scorer_ids
 from ._base import View, ipywidgets
 
 __all__ = ["Annotator"]
@@ -26,7 +27,8 @@ def _now() -> str:
 
 Show = Literal["never", "after", "always"]
 SHOWS: tuple[Show, ...] = ("never", "after", "always")
-Task = Literal["summarization", "answer-similarity"]
+#: What an item shows: a source and its summary, or a question, an answer and a ground truth.
+LAYOUTS: tuple[MetaLayout, ...] = get_args(MetaLayout)
 
 #: Keys typed into the key box that move rather than label.
 NEXT_KEYS = ("n", ">")
@@ -56,8 +58,10 @@ def _text(value: Any, *, output: bool, item_id: Any) -> str:
         return json.dumps(value, ensure_ascii=False, indent=2, default=str)
 
 
-def _layout(task: Task, item_id: Any, inp: Any, out: Any, truth: Any) -> list[tuple[str, str]]:
-    if task == "summarization":
+def _layout(
+    layout: MetaLayout, item_id: Any, inp: Any, out: Any, truth: Any
+) -> list[tuple[str, str]]:
+    if layout == "source-summary":
         return [
             ("Source", _text(inp, output=False, item_id=item_id)),
             ("Summary", _text(out, output=True, item_id=item_id)),
@@ -69,7 +73,21 @@ def _layout(task: Task, item_id: Any, inp: Any, out: Any, truth: Any) -> list[tu
     ]
 
 
-def _entries(data: Any, task: Task | None) -> tuple[list[_Entry], Task]:
+def _layout_of(task: str) -> MetaLayout:
+    """The layout a task names: a registered scorer's id, or a layout by name."""
+    for layout in LAYOUTS:
+        if task == layout:
+            return layout
+    spec = find_scorer_spec(task)
+    if spec is None:
+        raise ConfigurationError(
+            f"Annotator: unknown task {task!r}; name a scorer ({', '.join(scorer_ids())}) or "
+            f"a layout ({', '.join(LAYOUTS)})"
+        )
+    return spec.layout
+
+
+def _entries(data: Any, task: str | None) -> tuple[list[_Entry], MetaLayout]:
     """The items to label, checked: every item must have the texts its task shows."""
     if isinstance(data, EvalResult):
         raw = [
@@ -96,13 +114,12 @@ def _entries(data: Any, task: Task | None) -> tuple[list[_Entry], Task]:
     if not raw:
         raise ConfigurationError("Annotator: the data holds no items; there is nothing to label")
     if task is None:
-        task = "answer-similarity" if any(r[3] is not None for r in raw) else "summarization"
-    elif task not in ("summarization", "answer-similarity"):
-        raise ConfigurationError(
-            f"Annotator: unknown task {task!r}; use 'summarization' (source and summary) or "
-            "'answer-similarity' (question, answer and ground truth)"
+        layout: MetaLayout = (
+            "answer-reference" if any(r[3] is not None for r in raw) else "source-summary"
         )
-    needed = ["input", "output"] + (["ground_truth"] if task == "answer-similarity" else [])
+    else:
+        layout = _layout_of(task)
+    needed = ["input", "output"] + (["ground_truth"] if layout == "answer-reference" else [])
     entries = []
     for position, (item_id, inp, out, truth, judge) in enumerate(raw):
         values = {"input": inp, "output": out, "ground_truth": truth}
@@ -110,13 +127,13 @@ def _entries(data: Any, task: Task | None) -> tuple[list[_Entry], Task]:
         if missing:
             raise ConfigurationError(
                 f"Annotator: item {item_id!r} has no {' and no '.join(missing)}, which a "
-                f"{task} item needs to be labelled; fill it in or leave the item out"
+                f"{layout} item needs to be labelled; fill it in or leave the item out"
             )
-        texts = _layout(task, item_id, inp, out, truth)
+        texts = _layout(layout, item_id, inp, out, truth)
         entries.append(
             _Entry(position, item_id, texts, text_hash(*(t for _, t in texts)), list(judge))
         )
-    return entries, task
+    return entries, layout
 
 
 def _writable(path: Path) -> Path:
@@ -185,7 +202,7 @@ class Annotator(View):
         path: str | os.PathLike[str],
         annotator: str,
         show: Show = "never",
-        task: Task | None = None,
+        task: str | None = None,
     ) -> None:
         """Build the view; every input is checked here, not at the first click.
 
@@ -201,9 +218,9 @@ class Annotator(View):
             annotator: Who labels (required: every label records who made it).
             show: The judge's scores and reasons: ``"never"`` (blind, the default),
                 ``"after"`` (once the item is labelled) or ``"always"``.
-            task: ``"summarization"`` (source and summary side by side) or
-                ``"answer-similarity"`` (question, answer, ground truth); by default the
-                latter when items have a ground truth.
+            task: A registered scorer's id, or its layout: ``"source-summary"`` (source and
+                summary side by side) or ``"answer-reference"`` (question, answer, ground
+                truth); by default the latter when items have a ground truth.
 
         Raises:
             ConfigurationError: An unwritable path, an unknown scale or show, no annotator,
@@ -232,7 +249,7 @@ class Annotator(View):
         self.annotator = annotator.strip()
         self.show = show
         self.path = _writable(Path(path))
-        self._entries, self.task = _entries(data, task)
+        self._entries, self.layout = _entries(data, task)
         self._mine: dict[tuple[str, str], dict[str, Any]] = {}
         previous = read_labels(self.path)
         for record in previous[previous["annotator"] == self.annotator].to_dict("records"):
