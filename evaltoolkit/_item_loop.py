@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ._datasets import DataItem, check_unique_columns, load_items
+from ._estimate import Budget
 from .errors import ConfigurationError
 from .judge import shared_call_limit
 from .records import EvalResult, ItemResult, ScoreResult, StepError, new_run_id
@@ -79,6 +80,27 @@ def named_scorers(scorers: Scorers) -> dict[str, Scorer]:
 
 def _failed(scorer_id: str, error: StepError, run_id: str) -> ScoreResult:
     return ScoreResult(scorer=scorer_id, score=math.nan, error=error, run_id=run_id)
+
+
+def _not_started(
+    item: DataItem, scorers: Mapping[str, Scorer], run_id: str, why: str
+) -> ItemResult:
+    """An item the run did not start (a budget reached): NaN scores, no error."""
+    return ItemResult(
+        item_id=item.item_id,
+        index=item.index,
+        input=item.input,
+        output=item.output,
+        ground_truth=item.ground_truth,
+        fields=item.fields,
+        scorer_results={
+            name: ScoreResult(
+                scorer=name, score=math.nan, reason=why, run_id=run_id, not_scored=why
+            )
+            for name in scorers
+        },
+        notes=tuple(item.notes),
+    )
 
 
 async def _call_target(target: Target, item_input: Any) -> Any:
@@ -191,17 +213,27 @@ async def score_items(
     run_id: str,
     concurrency: int,
     on_done: Callable[[ItemResult], Awaitable[None]] | None = None,
+    budget: Budget | None = None,
 ) -> list[ItemResult]:
     """Score ``items``, ``concurrency`` at a time; their results in the same order.
 
-    The loop of every run, in one process or in each task on a Dask worker.
+    The loop of every run, in one process or in each task on a Dask worker. With a
+    ``budget``, an item starts only while the budget allows it (see :class:`Budget`); the
+    others are kept as not scored.
     """
     results: list[ItemResult | None] = [None] * len(items)
     item_slots = asyncio.Semaphore(concurrency)
 
     async def process(position: int, item: DataItem) -> None:
         async with item_slots:
-            item_result = await _score_item(item, scorers, target, run_id)
+            reservation = None if budget is None else budget.reserve(item)
+            if budget is not None and reservation is None:
+                item_result = _not_started(item, scorers, run_id, budget.message)
+            else:
+                item_result = await _score_item(item, scorers, target, run_id)
+                if budget is not None and reservation is not None:
+                    costs = [result.cost for result in item_result.scorer_results.values()]
+                    budget.settle(reservation, costs)
         results[position] = item_result
         if on_done is not None:
             await on_done(item_result)
@@ -270,6 +302,7 @@ async def run_items(
     output_field: str = "output",
     ground_truth_field: str | None = None,
     id_field: str | None = None,
+    max_cost: float | None = None,
 ) -> EvalResult:
     """A whole run in this process: load the items, score them, and gather the result.
 
@@ -283,6 +316,7 @@ async def run_items(
         ground_truth_field=ground_truth_field,
         id_field=id_field,
     )
+    budget = None if max_cost is None else Budget(max_cost, named)
     run_id = new_run_id()
     started = time.perf_counter()
     bar = progress_bar(len(items), progress)
@@ -298,7 +332,7 @@ async def run_items(
             await call_item_callback(on_item_complete, item_result)
 
     try:
-        finished = await score_items(items, named, target, run_id, concurrency, done)
+        finished = await score_items(items, named, target, run_id, concurrency, done, budget)
     except asyncio.CancelledError as cancelled:
         # Ctrl-C (through run_sync) or a cancelled task: say how far it got. The replies
         # already received are in the judge cache, so the same call resumes from there.

@@ -34,6 +34,16 @@ from ._config import (
 )
 from ._limits import call_slot, shared_call_limit
 from ._offline_judge import OfflineJudge
+from ._pricing import (
+    Price,
+    cached_reply_value,
+    completion_budget,
+    count_message_tokens,
+    minimal_reply_tokens,
+    price_of,
+    require_price,
+    tokenizer_note,
+)
 from ._shards import cache_shard, merge_cache_shards
 from ._structured import default_max_tokens
 from ._types import Judge, JudgeReply, JudgeRequest, OfflineAnswer, render_messages
@@ -53,9 +63,13 @@ __all__ = [
     "LiteLLMJudge",
     "OfflineAnswer",
     "OfflineJudge",
+    "Price",
     "cache_file_path",
     "cache_shard",
+    "cached_reply_value",
     "call_slot",
+    "completion_budget",
+    "count_message_tokens",
     "create_judge",
     "default_cache_dir",
     "default_max_tokens",
@@ -63,10 +77,14 @@ __all__ = [
     "judge_option_names",
     "max_bytes_from_environment",
     "merge_cache_shards",
+    "minimal_reply_tokens",
     "parse_duration",
     "parse_size",
+    "price_of",
     "render_messages",
+    "require_price",
     "shared_call_limit",
+    "tokenizer_note",
 ]
 
 

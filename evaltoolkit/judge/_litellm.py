@@ -187,6 +187,11 @@ class LiteLLMJudge:
         )
         return JudgeReply(exchange.value, call)
 
+    def cached_value(self, request: JudgeRequest) -> dict[str, Any] | None:
+        """The cached reply to ``request``, None when the cache holds none; sends nothing."""
+        hit = self._read_cache(request, self._max_tokens(request))
+        return None if hit is None else dict(hit.value)
+
     def _max_tokens(self, request: JudgeRequest) -> int:
         return self._config.max_tokens or request.max_tokens or default_max_tokens(request.schema)
 

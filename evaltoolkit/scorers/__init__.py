@@ -21,7 +21,7 @@ from ._answer_similarity import (
     create_answer_similarity_scorer,
 )
 from ._base import Scorer
-from ._judged import DEFAULT_SYSTEM_PROMPT, JudgedScorer, create_judged_scorer
+from ._judged import DEFAULT_SYSTEM_PROMPT, JudgedScorer, PlannedCall, create_judged_scorer
 from ._offline import SummarizationOfflineSettings
 from ._prompts import PromptSet, PromptTemplate
 from ._registry import (
@@ -56,6 +56,7 @@ __all__ = [
     "AnswerSimilarityScorer",
     "JudgedScorer",
     "MetaLayout",
+    "PlannedCall",
     "PromptSet",
     "PromptTemplate",
     "Sample",
