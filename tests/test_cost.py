@@ -18,6 +18,7 @@ from loopback_server import Action, LoopbackServer, reply
 import evaltoolkit as et
 from evaltoolkit._datasets import load_items
 from evaltoolkit._estimate import item_cost_high
+from evaltoolkit.cli import BUDGET_REACHED, main
 from evaltoolkit.errors import ConfigurationError
 from evaltoolkit.judge._litellm_runtime import import_litellm
 
@@ -277,3 +278,76 @@ def test_cached_input_tokens_are_recorded_and_priced_lower(loopback_server: Loop
         "coverage",
         "reason",
     }
+
+
+# -- command line ---------------------------------------------------------------------------
+
+
+def _data_file(tmp_path: Path, count: int) -> Path:
+    path = tmp_path / "summaries.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in _demo_items(count)))
+    return path
+
+
+def _run_args(path: Path, server: LoopbackServer, model: str, *extra: str) -> list[str]:
+    return [
+        "run",
+        str(path),
+        "--scorer",
+        "summarization",
+        "--model",
+        model,
+        "--api-base",
+        server.url,
+        "--no-cache",
+        "--no-progress",
+        *extra,
+    ]
+
+
+def test_cli_estimate_prints_and_sends_nothing(
+    priced_loopback: LoopbackServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _data_file(tmp_path, 3)
+    status = main(_run_args(path, priced_loopback, PRICED, "--estimate"))
+    out = capsys.readouterr().out
+    assert status == 0
+    assert priced_loopback.requests_total == 0
+    assert out.startswith("estimate: 9 judge calls for 3 items; 0 of 9 calls already cached")
+    assert "summarization / source_judgement (openai/gpt-4o-mini): 3 calls" in out
+    assert "$" in out.splitlines()[0]
+
+
+def test_cli_prints_the_estimate_first_above_a_number_of_calls(
+    priced_loopback: LoopbackServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _data_file(tmp_path, 3)
+    assert main(_run_args(path, priced_loopback, PRICED)) == 0
+    assert "estimate:" not in capsys.readouterr().out  # 9 calls, under the default 1,000
+    assert main(_run_args(path, priced_loopback, PRICED, "--estimate-above", "8")) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("estimate: 9 judge calls for 3 items")
+
+
+def test_cli_max_cost_stops_with_its_own_exit_status(
+    priced_loopback: LoopbackServer,
+    scripted_price: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path = _data_file(tmp_path, 8)
+    out_file = tmp_path / "results.csv"
+    status = main(
+        _run_args(
+            path, priced_loopback, scripted_price, "--max-cost", "1.00", "--out", str(out_file)
+        )
+    )
+    captured = capsys.readouterr()
+    assert status == BUDGET_REACHED == 3
+    assert "budget of $1.00 reached" in captured.err
+    assert "rerun with a larger --max-cost" in captured.err
+    rows = et.read_results(out_file).scores["summarization"]
+    assert rows.not_scored > 0 and rows.failed == 0
+    unpriced = main(_run_args(path, priced_loopback, "openai/loopback", "--max-cost", "1"))
+    assert unpriced == 2
+    assert "max_cost needs the judge model's price" in capsys.readouterr().err
