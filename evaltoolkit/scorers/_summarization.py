@@ -9,6 +9,11 @@
    without a verdict counts as not answered, extra verdicts are dropped); score =
    min(alignment, coverage) x scale; no claims or no questions gives 0. Then a reason naming
    the deciding axis, written by the judge or, with ``reason="template"``, without a call.
+
+With ``questions="per_source"``, step 1 is split in two: the questions are drawn in a call
+that sees the source alone (``source_questions``: the same request, so one cache key and one
+call, for every summary of a source, and every summary asked the same questions), and the
+claims in a call that sees source and summary (``claims``).
 """
 
 from __future__ import annotations
@@ -24,16 +29,26 @@ from ..judge import Judge, JudgeConfig
 from ..messages import input_text
 from ._base import check_scale, judge_for, merge_options
 from ._judged import JudgedScorer, align_entries, verdict_lines
-from ._offline import SummarizationOfflineSettings, judge_coverage, judge_source
+from ._offline import (
+    SummarizationOfflineSettings,
+    draw_source_questions,
+    judge_claims,
+    judge_coverage,
+    judge_source,
+)
 from ._reasons import summarization_reason
 from ._steps import Sample, Score, Step, StepContext, significant, two_decimals
 from ._summarization_prompts import (
+    CLAIMS,
+    CLAIMS_SCHEMA,
     COVERAGE,
     COVERAGE_SCHEMA,
     REASON,
     REASON_SCHEMA,
     SOURCE_JUDGEMENT,
     SOURCE_JUDGEMENT_SCHEMA,
+    SOURCE_QUESTIONS,
+    SOURCE_QUESTIONS_SCHEMA,
     SYSTEM,
 )
 
@@ -41,6 +56,8 @@ __all__ = ["SummarizationScorer", "create_summarization_scorer", "deciding_axis"
 
 SourceExtractor = Callable[[Any, Any], str]
 ReasonMode = Literal["model", "template"]
+QuestionsMode = Literal["per_summary", "per_source"]
+QUESTIONS_MODES: tuple[QuestionsMode, ...] = ("per_summary", "per_source")
 
 _NO_VERDICT = "no verdict was returned for this question, so it counts as not answered"
 
@@ -78,7 +95,10 @@ def deciding_axis(alignment: float, coverage: float) -> str:
 
 
 def _questions(context: StepContext) -> list[str]:
-    drawn = context.replies["source_judgement"]["questions"]
+    if "source_questions" in context.replies:
+        drawn = context.replies["source_questions"]["questions"]
+    else:
+        drawn = context.replies["source_judgement"]["questions"]
     return [str(question) for question in drawn][: int(context.values["max_questions"])]
 
 
@@ -119,6 +139,22 @@ SOURCE_JUDGEMENT_STEP = Step(
     offline=judge_source,
     description="step 1, sees source and summary: claim verdicts and questions from the source",
 )
+#: With questions="per_source", step 1a, sees the source alone: the questions.
+SOURCE_QUESTIONS_STEP = Step(
+    name="source_questions",
+    prompt=SOURCE_QUESTIONS,
+    schema=SOURCE_QUESTIONS_SCHEMA,
+    offline=draw_source_questions,
+    description="step 1a, sees the source alone: closed questions drawn once per source",
+)
+#: With questions="per_source", step 1b, sees source and summary: the claim verdicts.
+CLAIMS_STEP = Step(
+    name="claims",
+    prompt=CLAIMS,
+    schema=CLAIMS_SCHEMA,
+    offline=judge_claims,
+    description="step 1b, sees source and summary: claim verdicts only",
+)
 #: Step 2, never sees the source: each question answered from the summary alone.
 COVERAGE_STEP = Step(
     name="coverage",
@@ -149,17 +185,23 @@ REASON_STEP = Step(
 OfflineSettings = Mapping[str, Any] | SummarizationOfflineSettings | None
 
 
-def _steps_with(settings: SummarizationOfflineSettings) -> tuple[Step, Step]:
-    """The two judge steps, their offline answers using ``settings``."""
+def _steps_with(
+    settings: SummarizationOfflineSettings, questions: QuestionsMode = "per_summary"
+) -> tuple[Step, ...]:
+    """The judge steps, their offline answers using ``settings``."""
+    first: tuple[Step, ...] = (
+        (SOURCE_JUDGEMENT_STEP,)
+        if questions == "per_summary"
+        else (SOURCE_QUESTIONS_STEP, CLAIMS_STEP)
+    )
+    steps = (*first, COVERAGE_STEP)
     if settings == SummarizationOfflineSettings():
-        return SOURCE_JUDGEMENT_STEP, COVERAGE_STEP
-    return (
-        dataclasses.replace(
-            SOURCE_JUDGEMENT_STEP, offline=functools.partial(judge_source, settings=settings)
-        ),
-        dataclasses.replace(
-            COVERAGE_STEP, offline=functools.partial(judge_coverage, settings=settings)
-        ),
+        return steps
+    return tuple(
+        dataclasses.replace(step, offline=functools.partial(step.offline, settings=settings))
+        if step.offline is not None
+        else step
+        for step in steps
     )
 
 
@@ -179,7 +221,12 @@ class SummarizationScorer(JudgedScorer):
         reason: ReasonMode = "model",
         prompts: Mapping[str, str] | None = None,
         offline_settings: OfflineSettings = None,
+        questions: QuestionsMode = "per_summary",
     ) -> None:
+        if questions not in QUESTIONS_MODES:
+            raise ConfigurationError(
+                f"summarization: questions must be 'per_summary' or 'per_source', got {questions!r}"
+            )
         if isinstance(max_questions, bool) or not isinstance(max_questions, int):
             raise ConfigurationError(
                 f"summarization: max_questions must be an integer >= 1, got {max_questions!r}"
@@ -209,10 +256,11 @@ class SummarizationScorer(JudgedScorer):
         self.max_questions = max_questions
         self.scale = check_scale(scale)
         self.reason_mode: ReasonMode = reason
+        self.questions_mode: QuestionsMode = questions
         self.offline_settings = SummarizationOfflineSettings.from_mapping(offline_settings)
         super().__init__(
             id="summarization",
-            steps=_steps_with(self.offline_settings),
+            steps=_steps_with(self.offline_settings, questions),
             score=self.score_replies,
             judge=judge,
             reason=REASON_STEP if reason == "model" else _template_reason,
@@ -256,7 +304,7 @@ class SummarizationScorer(JudgedScorer):
         )
         clone = copy.copy(self)
         clone.offline_settings = merged
-        clone.steps = _steps_with(merged)
+        clone.steps = _steps_with(merged, self.questions_mode)
         return clone
 
     def _source_text(self, item: Sample) -> str:
@@ -315,7 +363,9 @@ class SummarizationScorer(JudgedScorer):
                 "supported": bool(claim.get("supported")),
                 "reason": str(claim.get("reason", "")),
             }
-            for claim in context.replies["source_judgement"]["claims"]
+            for claim in context.replies[
+                "claims" if "claims" in context.replies else "source_judgement"
+            ]["claims"]
         ]
         questions = _questions(context)
         verdicts = context.replies.get("coverage", {}).get("verdicts", [])
@@ -351,6 +401,7 @@ def create_summarization_scorer(
     reason: ReasonMode = "model",
     prompts: Mapping[str, str] | None = None,
     offline_settings: OfflineSettings = None,
+    questions: QuestionsMode = "per_summary",
     options: Mapping[str, Any] | None = None,
     **judge_options: Any,
 ) -> SummarizationScorer:
@@ -374,6 +425,14 @@ def create_summarization_scorer(
         offline_settings: Settings of the offline judge, by name (``claim_support``,
             ``answer_share``, ...; see :class:`~evaltoolkit.SummarizationOfflineSettings` for
             each one's range); only with the offline judge.
+        questions: ``"per_summary"`` (the reference): the questions are drawn in the call
+            that judges the summary's claims, so each summary gets its own. ``"per_source"``:
+            they are drawn once per source, in a call that sees the source alone (its
+            request, so its cache entry, is the same for every summary of that source), and
+            every summary of a source is asked the same questions; the claims call then
+            asks for claims only. Comparable coverage across systems, and one question call
+            per source instead of one per summary. Prompts: ``source_questions`` and
+            ``claims`` replace ``source_judgement``.
         options: Reference-style options (``source``, ``sourceExtractor``, ``maxQuestions``,
             ``scale``); its entries win over the keyword arguments.
         **judge_options: Judge options (see :class:`~evaltoolkit.JudgeConfig`): ``api_base``,
@@ -402,6 +461,7 @@ def create_summarization_scorer(
             "reason": reason,
             "prompts": prompts,
             "offline_settings": offline_settings,
+            "questions": questions,
         },
         options,
         scorer="summarization",

@@ -8,6 +8,8 @@ function answers one structured step an LLM judge would answer, in the same shap
   questions about the source's central facts and key phrases.
 - :func:`judge_coverage` (summarization step 2): whether the summary alone answers each
   question "yes" (the reason quotes where). It never sees the source.
+- :func:`draw_source_questions` and :func:`judge_claims`: step 1 split in two for
+  ``questions="per_source"``, the questions drawn from the source alone.
 - :class:`SummarizationOfflineSettings`: the summarization judge's six tuned settings, which
   both functions take as ``settings=``; texts over ``MAX_SOURCE_CHARS`` / ``MAX_SUMMARY_CHARS``
   raise :class:`~evaltoolkit.errors.InputError`.
@@ -18,7 +20,14 @@ function answers one structured step an LLM judge would answer, in the same shap
 
 from ._answers import analyze_units, extract_units
 from ._settings import SettingSpec, SummarizationOfflineSettings
-from ._summarization import MAX_SOURCE_CHARS, MAX_SUMMARY_CHARS, judge_coverage, judge_source
+from ._summarization import (
+    MAX_SOURCE_CHARS,
+    MAX_SUMMARY_CHARS,
+    draw_source_questions,
+    judge_claims,
+    judge_coverage,
+    judge_source,
+)
 
 __all__ = [
     "MAX_SOURCE_CHARS",
@@ -26,7 +35,9 @@ __all__ = [
     "SettingSpec",
     "SummarizationOfflineSettings",
     "analyze_units",
+    "draw_source_questions",
     "extract_units",
+    "judge_claims",
     "judge_coverage",
     "judge_source",
 ]
