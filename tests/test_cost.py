@@ -43,7 +43,8 @@ REASON_REPLY = {"reason": "Coverage decided the score: one of two questions is a
 
 @functools.cache
 def _encoding() -> tiktoken.Encoding:
-    import_litellm()  # points tiktoken at the encodings litellm ships: no download
+    # Counting once points tiktoken at the encodings litellm ships: no download.
+    import_litellm().token_counter(model=PRICED, text="warm up")
     return tiktoken.get_encoding("o200k_base")
 
 
