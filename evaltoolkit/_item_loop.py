@@ -7,6 +7,7 @@ each task on a worker. Both import it from here, so neither reaches into the oth
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import inspect
 import math
 import time
@@ -117,10 +118,14 @@ async def _score_item(
     scorers: Mapping[str, Scorer],
     target: Target | None,
     run_id: str,
+    budget: Budget | None = None,
 ) -> ItemResult:
+    if budget is not None and budget.stopped:
+        return _not_started(item, scorers, run_id, budget.message)
     started = time.perf_counter()
     output = item.output
     failure: StepError | None = None
+    reservation: float | None = None
     if item.problem is not None:
         failure = StepError("input", str(item.problem), type(item.problem).__name__)
     elif target is not None:
@@ -131,6 +136,13 @@ async def _score_item(
                 "target",
                 f"item {item.item_id!r}: the target raised {type(error).__name__}: {error}",
                 type(error).__name__,
+            )
+    if failure is None and budget is not None:
+        # Planned once the output is known: with a target, only after it has answered.
+        reservation = budget.reserve(dataclasses.replace(item, output=output))
+        if reservation is None:
+            return dataclasses.replace(
+                _not_started(item, scorers, run_id, budget.message), output=output
             )
     if failure is not None:
         results = [_failed(name, failure, run_id) for name in scorers]
@@ -150,6 +162,8 @@ async def _score_item(
                 )
             )
         )
+    if budget is not None and reservation is not None:
+        budget.settle(reservation, [result.cost for result in results])
     named_results = {}
     for name, result in zip(scorers, results, strict=True):
         if result.scorer != name:
@@ -226,14 +240,7 @@ async def score_items(
 
     async def process(position: int, item: DataItem) -> None:
         async with item_slots:
-            reservation = None if budget is None else budget.reserve(item)
-            if budget is not None and reservation is None:
-                item_result = _not_started(item, scorers, run_id, budget.message)
-            else:
-                item_result = await _score_item(item, scorers, target, run_id)
-                if budget is not None and reservation is not None:
-                    costs = [result.cost for result in item_result.scorer_results.values()]
-                    budget.settle(reservation, costs)
+            item_result = await _score_item(item, scorers, target, run_id, budget)
         results[position] = item_result
         if on_done is not None:
             await on_done(item_result)

@@ -247,6 +247,22 @@ def test_the_spend_never_passes_the_budget_by_more_than_the_calls_in_flight(
         assert summary.scored >= int(budget // max(highs))
 
 
+def test_a_budget_holds_when_a_target_writes_the_outputs(
+    loopback_server: LoopbackServer, scripted_price: str
+) -> None:
+    # The calls are planned once the target has answered, so its output is priced too.
+    _script(loopback_server, longest=True)
+    rows = _demo_items(16)
+    summaries = {row["input"]: row["output"] for row in rows}
+    items = [{"input": row["input"]} for row in rows]
+    scorer = _scorer(loopback_server, scripted_price)
+    result = et.run_evals(
+        items, scorer, target=summaries.get, progress=False, concurrency=8, max_cost=2.0
+    )
+    assert result.cost is not None and 0 < result.cost <= 2.0
+    assert result.scores["summarization"].not_scored > 0
+
+
 def test_a_budget_needs_a_known_price(priced_loopback: LoopbackServer) -> None:
     scorer = _scorer(priced_loopback, "openai/loopback")
     with pytest.raises(ConfigurationError, match=r"max_cost needs the judge model's price"):
