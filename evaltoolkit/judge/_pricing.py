@@ -1,14 +1,14 @@
 """What a judge call will cost, before it is made: tokens counted, prices looked up.
 
-Tokens are counted with litellm's ``token_counter`` for the model; prices come from litellm's
-price table (``litellm.model_cost`` through ``get_model_info``). A model missing from the
-table has no :class:`Price` (the cost is unknown, never $0), and a model whose tokenizer
-litellm does not have is counted with its default tokenizer, which :func:`tokenizer_note`
-says.
+Tokens are counted with litellm's ``token_counter``, with the model's own tiktoken encoding
+when tiktoken knows the model, else with cl100k_base, which :func:`tokenizer_note` then says
+is approximate. Prices come from litellm's price table (``get_model_info``). A model missing
+from the table has no :class:`Price`: its cost is unknown, never $0.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 from collections.abc import Mapping, Sequence
@@ -103,6 +103,31 @@ def require_price(judge: Judge) -> Price:
 
 
 @functools.lru_cache(maxsize=64)
+def _tokenizer(model: str) -> tuple[dict[str, Any], str | None]:
+    """The tokenizer to count ``model``'s tokens with, and a note when it is not the model's.
+
+    The model's own tiktoken encoding when tiktoken knows the model (OpenAI's), else
+    cl100k_base: never a tokenizer download at estimate time (litellm would fetch some
+    models' tokenizers from the Hugging Face hub, retrying for half a minute offline).
+    """
+    import tiktoken
+
+    # Counting once loads litellm's default encoding, which points tiktoken at the encoding
+    # files litellm ships, so that no download is needed for them.
+    import_litellm().token_counter(model="gpt-3.5-turbo", text="x")
+    try:
+        own: str | None = tiktoken.encoding_name_for_model(model.split("/", 1)[-1])
+    except KeyError:
+        own = None
+    if own is not None:
+        with contextlib.suppress(Exception):  # an encoding neither shipped nor downloadable
+            return {"type": "openai_tokenizer", "tokenizer": tiktoken.get_encoding(own)}, None
+    fallback = tiktoken.get_encoding(_DEFAULT_ENCODING)
+    uses = f"; {model} uses {own}" if own else ""
+    note = f"tokens counted approximately with the {_DEFAULT_ENCODING} tokenizer{uses}"
+    return {"type": "openai_tokenizer", "tokenizer": fallback}, note
+
+
 def tokenizer_note(model: str) -> str | None:
     """None when tokens are counted with the model's own tokenizer, else what was used.
 
@@ -112,24 +137,16 @@ def tokenizer_note(model: str) -> str | None:
     """
     if model == "offline":
         return None
-    import tiktoken
-
-    name = model.split("/", 1)[-1]
-    try:
-        encoding = tiktoken.encoding_name_for_model(name)
-    except KeyError:
-        encoding = None
-    if encoding == _DEFAULT_ENCODING:
-        return None
-    own = f"; {model} uses {encoding}" if encoding else ""
-    return f"tokens counted approximately with the {_DEFAULT_ENCODING} tokenizer{own}"
+    return _tokenizer(model)[1]
 
 
 def count_message_tokens(model: str, messages: Sequence[Mapping[str, str]]) -> int:
     """The input tokens of a request's messages, by litellm's token counter for ``model``."""
     if model == "offline":
         return 0
-    counted = import_litellm().token_counter(model=model, messages=[dict(m) for m in messages])
+    counted = import_litellm().token_counter(
+        model=model, custom_tokenizer=_tokenizer(model)[0], messages=[dict(m) for m in messages]
+    )
     return int(counted)
 
 
@@ -137,7 +154,10 @@ def count_text_tokens(model: str, text: str) -> int:
     """The tokens of ``text`` by litellm's token counter for ``model``."""
     if model == "offline" or not text:
         return 0
-    return int(import_litellm().token_counter(model=model, text=text))
+    counted = import_litellm().token_counter(
+        model=model, custom_tokenizer=_tokenizer(model)[0], text=text
+    )
+    return int(counted)
 
 
 def completion_budget(judge: Judge, request: JudgeRequest) -> int:
