@@ -187,7 +187,8 @@ def run_evals(
             "not scored: budget of $2.00 reached" (not failures). The spend passes the
             budget only by what the calls in flight cost beyond their highest estimate
             (retries and repairs). Rerun with a larger budget to resume from the cache.
-            Needs a price for every judge model (litellm's price table).
+            With a ``target``, an item is planned once the target has answered. Needs a
+            price for every judge model (litellm's price table).
 
     Returns:
         The run's result: ``.scores``, ``.to_frame()``, ``.to_wide()`` and exports.
@@ -446,6 +447,9 @@ def estimate_cost(
     ``max_tokens``), the output tokens (up to each step's ``max_tokens``) and the cost range
     from litellm's price table. Calls the judge cache already answers are counted apart and
     cost nothing. A model missing from the price table gives "price unknown", never $0.
+
+    The outputs must be in the data: an item without one (a run whose ``target`` writes
+    them) cannot be planned, and is counted apart as such.
 
     Args:
         data: The items, as :func:`~evaltoolkit.run_evals` takes them (with their outputs).
