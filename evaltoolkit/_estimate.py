@@ -11,6 +11,7 @@ nothing, so a resumed run's estimate is what is left to pay.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -49,6 +50,10 @@ class StepEstimate:
         model: The judge model.
         calls: Calls the step makes at most (one per item it is not skipped for).
         cached_calls: Of those, the ones the judge cache already answers.
+        repeated_calls: Of those, the ones that repeat an earlier call of the run exactly
+            (the same request, so the same cache key: the questions of a source with
+            ``questions="per_source"``); the cache answers them once the first is made.
+            Counted only for a judge whose cache is on.
         exact_calls: Of the calls left, the ones whose prompt was rendered in full.
         input_tokens_low: Input tokens of the calls left, at least.
         input_tokens_high: Input tokens of the calls left, at most.
@@ -63,6 +68,7 @@ class StepEstimate:
     model: str
     calls: int = 0
     cached_calls: int = 0
+    repeated_calls: int = 0
     exact_calls: int = 0
     input_tokens_low: int = 0
     input_tokens_high: int = 0
@@ -100,6 +106,11 @@ class CostEstimate:
     def cached_calls(self) -> int:
         """Calls the judge cache already answers."""
         return sum(step.cached_calls for step in self.steps)
+
+    @property
+    def repeated_calls(self) -> int:
+        """Calls that repeat an earlier call of the run, answered by the cache."""
+        return sum(step.repeated_calls for step in self.steps)
 
     @property
     def input_tokens(self) -> tuple[int, int]:
@@ -143,6 +154,7 @@ class CostEstimate:
         parts = [
             f"{self.calls:,} judge calls for {self.items:,} items",
             f"{self.cached_calls:,} of {self.calls:,} calls already cached",
+            *([f"{self.repeated_calls:,} repeat an earlier call"] if self.repeated_calls else []),
             f"input tokens {_range(low, high)}",
             f"output tokens {_range(out_low, out_high)}",
             f"cost {_cost_range(self.cost)}",
@@ -159,7 +171,9 @@ class CostEstimate:
             )
             lines.append(
                 f"  {step.scorer} / {step.step} ({step.model}): {step.calls:,} calls "
-                f"({step.cached_calls:,} cached), input tokens "
+                f"({step.cached_calls:,} cached"
+                f"{f', {step.repeated_calls:,} repeated' if step.repeated_calls else ''}), "
+                "input tokens "
                 f"{_range(step.input_tokens_low, step.input_tokens_high)}, output tokens "
                 f"{_range(step.output_tokens_low, step.output_tokens_high)}, cost "
                 f"{_cost_range(cost)}"
@@ -190,6 +204,7 @@ def _cost_range(cost: tuple[float, float] | None) -> str:
 class _Tally:
     calls: int = 0
     cached: int = 0
+    repeated: int = 0
     exact: int = 0
     input_low: int = 0
     input_high: int = 0
@@ -252,6 +267,15 @@ def _bounds(judge: Judge, planned: Sequence[PlannedCall]) -> list[CallBounds | N
     return bounds
 
 
+def _request_text(call: PlannedCall) -> str:
+    request = call.request
+    return json.dumps(
+        [request.step, request.messages, request.schema, request.max_tokens],
+        sort_keys=True,
+        default=str,
+    )
+
+
 def item_cost_high(item: DataItem, scorers: Mapping[str, Scorer]) -> float:
     """The most scoring ``item`` can cost (calls the cache answers cost nothing).
 
@@ -287,6 +311,7 @@ def estimate_items(items: Sequence[DataItem], scorers: Mapping[str, Scorer]) -> 
     models: dict[tuple[str, str], str] = {}
     unplanned = 0
     notes: list[str] = []
+    seen: set[tuple[int, str]] = set()
     for name, scorer in scorers.items():
         judge = _judge_of(scorer)
         if isinstance(scorer, JudgedScorer) and judge is None:
@@ -315,6 +340,12 @@ def estimate_items(items: Sequence[DataItem], scorers: Mapping[str, Scorer]) -> 
                 if bounds is None:
                     tally.cached += 1
                     continue
+                if call.exact and getattr(judge, "cache", None) is not None:
+                    request_key = (id(judge), _request_text(call))
+                    if request_key in seen:
+                        tally.repeated += 1
+                        continue
+                    seen.add(request_key)
                 tally.exact += call.exact
                 tally.input_low += bounds.input_low
                 tally.input_high += bounds.input_high
@@ -332,6 +363,7 @@ def estimate_items(items: Sequence[DataItem], scorers: Mapping[str, Scorer]) -> 
                 model=model,
                 calls=tally.calls,
                 cached_calls=tally.cached,
+                repeated_calls=tally.repeated,
                 exact_calls=tally.exact,
                 input_tokens_low=tally.input_low,
                 input_tokens_high=tally.input_high,

@@ -88,6 +88,12 @@ def test_sixteen_summaries_of_one_source_draw_questions_once(
 ) -> None:
     _script_sampling_judge(loopback_server)
     scorer = _scorer(loopback_server, judge_cache_dir, "per_source")
+    estimate = {step.step: step for step in et.estimate_cost(_items(SUMMARIES), scorer).steps}
+    assert (estimate["source_questions"].calls, estimate["source_questions"].repeated_calls) == (
+        16,
+        15,
+    )
+    assert estimate["claims"].repeated_calls == 0
     results = _run(scorer, SUMMARIES)
     assert not any(item.failed for result in results for item in result)
     asked = requests_for(loopback_server, "source_questions")
