@@ -39,6 +39,12 @@ COVERAGE_REPLY = {
     ]
 }
 REASON_REPLY = {"reason": "Coverage decided the score: one of two questions is answered."}
+_REASON_SCHEMA = {
+    "type": "object",
+    "properties": {"reason": {"type": "string"}},
+    "required": ["reason"],
+    "additionalProperties": False,
+}
 
 
 @functools.cache
@@ -370,3 +376,29 @@ def test_cli_max_cost_stops_with_its_own_exit_status(
     unpriced = main(_run_args(path, priced_loopback, "openai/loopback", "--max-cost", "1"))
     assert unpriced == 2
     assert "max_cost needs the judge model's price" in capsys.readouterr().err
+
+
+def test_anthropic_style_cache_read_tokens_are_recorded(loopback_server: LoopbackServer) -> None:
+    def answer(body: dict[str, Any]) -> Action:
+        usage = {
+            "prompt_tokens": 500,
+            "completion_tokens": 20,
+            "total_tokens": 520,
+            "cache_read_input_tokens": 300,
+        }
+        return reply(REASON_REPLY, usage=usage)
+
+    loopback_server.set_responder(answer)
+    scorer = et.create_judged_scorer(
+        id="explains",
+        steps=[et.Step(name="reason", prompt="Explain {{output}}", schema=_REASON_SCHEMA)],
+        score=lambda context: 1.0,
+        model=PRICED,
+        api_base=loopback_server.url,
+        api_key="sk-test",
+        cache=False,
+    )
+    result = et.run_evals([{"input": "q", "output": "a"}], scorer, progress=False)
+    usage = result.usage
+    assert usage is not None
+    assert (usage.prompt_tokens, usage.cached_prompt_tokens) == (500, 300)
