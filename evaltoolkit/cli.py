@@ -1111,7 +1111,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv: The arguments, without the program name (default: ``sys.argv[1:]``).
 
     Returns:
-        0 done, 1 a scorer failed on every item, 2 a usage or input error, 130 interrupted.
+        0 done, 1 a scorer failed on every item, 2 a usage or input error, 3 the
+        ``--max-cost`` budget stopped the run before every item, 130 interrupted.
 
     Example:
         >>> main(["run", "missing.jsonl", "--scorer", "textual-difference"])
