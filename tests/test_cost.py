@@ -271,6 +271,13 @@ def test_a_budget_holds_when_a_target_writes_the_outputs(
     assert result.scores["summarization"].not_scored > 0
 
 
+def test_a_budget_is_refused_on_a_cluster() -> None:
+    with pytest.raises(ConfigurationError, match="max_cost applies to a run in this process"):
+        et.run_evals(
+            _demo_items(1), et.create_summarization_scorer(), client=object(), max_cost=1.0
+        )
+
+
 def test_a_budget_needs_a_known_price(priced_loopback: LoopbackServer) -> None:
     scorer = _scorer(priced_loopback, "openai/loopback")
     with pytest.raises(ConfigurationError, match=r"max_cost needs the judge model's price"):
