@@ -47,7 +47,7 @@ from .records import (
     Usage,
     read_results,
 )
-from .runner import arun_evals, ascore_frame, run_evals, score_frame
+from .runner import CostEstimate, arun_evals, ascore_frame, estimate_cost, run_evals, score_frame
 from .scorers import (
     AnswerSimilarityOfflineSettings,
     Sample,
@@ -66,6 +66,7 @@ from .scorers import (
 __all__ = [
     "AnswerSimilarityOfflineSettings",
     "ConfigurationError",
+    "CostEstimate",
     "DataLoadError",
     "EvalResult",
     "EvalToolkitError",
@@ -100,6 +101,7 @@ __all__ = [
     "create_scorer",
     "create_summarization_scorer",
     "create_textual_difference_scorer",
+    "estimate_cost",
     "extract_tool_results",
     "read_results",
     "repeatability",

@@ -7,6 +7,7 @@ each task on a worker. Both import it from here, so neither reaches into the oth
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import inspect
 import math
 import time
@@ -15,6 +16,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ._datasets import GROUND_TRUTH_ALIASES, DataItem, check_unique_columns, load_items
+from ._estimate import Budget
 from .errors import ConfigurationError
 from .judge import shared_call_limit
 from .records import EvalResult, ItemResult, ScoreResult, StepError, new_run_id
@@ -92,6 +94,27 @@ def _failed(scorer_id: str, error: StepError, run_id: str) -> ScoreResult:
     return ScoreResult(scorer=scorer_id, score=math.nan, error=error, run_id=run_id)
 
 
+def _not_started(
+    item: DataItem, scorers: Mapping[str, Scorer], run_id: str, why: str
+) -> ItemResult:
+    """An item the run did not start (a budget reached): NaN scores, no error."""
+    return ItemResult(
+        item_id=item.item_id,
+        index=item.index,
+        input=item.input,
+        output=item.output,
+        ground_truth=item.ground_truth,
+        fields=item.fields,
+        scorer_results={
+            name: ScoreResult(
+                scorer=name, score=math.nan, reason=why, run_id=run_id, not_scored=why
+            )
+            for name in scorers
+        },
+        notes=tuple(item.notes),
+    )
+
+
 async def _call_target(target: Target, item_input: Any) -> Any:
     if inspect.iscoroutinefunction(target):
         return await target(item_input)
@@ -106,10 +129,14 @@ async def _score_item(
     scorers: Mapping[str, Scorer],
     target: Target | None,
     run_id: str,
+    budget: Budget | None = None,
 ) -> ItemResult:
+    if budget is not None and budget.stopped:
+        return _not_started(item, scorers, run_id, budget.message)
     started = time.perf_counter()
     output = item.output
     failure: StepError | None = None
+    reservation: float | None = None
     if item.problem is not None:
         failure = StepError("input", str(item.problem), type(item.problem).__name__)
     elif target is not None:
@@ -120,6 +147,13 @@ async def _score_item(
                 "target",
                 f"item {item.item_id!r}: the target raised {type(error).__name__}: {error}",
                 type(error).__name__,
+            )
+    if failure is None and budget is not None:
+        # Planned once the output is known: with a target, only after it has answered.
+        reservation = budget.reserve(dataclasses.replace(item, output=output))
+        if reservation is None:
+            return dataclasses.replace(
+                _not_started(item, scorers, run_id, budget.message), output=output
             )
     if failure is not None:
         results = [_failed(name, failure, run_id) for name in scorers]
@@ -139,6 +173,8 @@ async def _score_item(
                 )
             )
         )
+    if budget is not None and reservation is not None:
+        budget.settle(reservation, [result.cost for result in results])
     named_results = {}
     for name, result in zip(scorers, results, strict=True):
         if result.scorer != name:
@@ -202,17 +238,20 @@ async def score_items(
     run_id: str,
     concurrency: int,
     on_done: Callable[[ItemResult], Awaitable[None]] | None = None,
+    budget: Budget | None = None,
 ) -> list[ItemResult]:
     """Score ``items``, ``concurrency`` at a time; their results in the same order.
 
-    The loop of every run, in one process or in each task on a Dask worker.
+    The loop of every run, in one process or in each task on a Dask worker. With a
+    ``budget``, an item starts only while the budget allows it (see :class:`Budget`); the
+    others are kept as not scored.
     """
     results: list[ItemResult | None] = [None] * len(items)
     item_slots = asyncio.Semaphore(concurrency)
 
     async def process(position: int, item: DataItem) -> None:
         async with item_slots:
-            item_result = await _score_item(item, scorers, target, run_id)
+            item_result = await _score_item(item, scorers, target, run_id, budget)
         results[position] = item_result
         if on_done is not None:
             await on_done(item_result)
@@ -288,6 +327,7 @@ async def run_items(
     output_field: str = "output",
     ground_truth_field: str | None = None,
     id_field: str | None = None,
+    max_cost: float | None = None,
 ) -> EvalResult:
     """A whole run in this process: load the items, score them, and gather the result.
 
@@ -301,6 +341,7 @@ async def run_items(
         ground_truth_field=ground_truth_field,
         id_field=id_field,
     )
+    budget = None if max_cost is None else Budget(max_cost, named)
     run_id = new_run_id()
     started = time.perf_counter()
     bar = progress_bar(len(items), progress)
@@ -316,7 +357,7 @@ async def run_items(
             await call_item_callback(on_item_complete, item_result)
 
     try:
-        finished = await score_items(items, named, target, run_id, concurrency, done)
+        finished = await score_items(items, named, target, run_id, concurrency, done, budget)
     except asyncio.CancelledError as cancelled:
         # Ctrl-C (through run_sync) or a cancelled task: say how far it got. The replies
         # already received are in the judge cache, so the same call resumes from there.

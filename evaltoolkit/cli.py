@@ -9,8 +9,10 @@ evaltoolkit cache info|check|prune|clear  look after the judge cache
 
 Every check that can fail (flags, columns, the output path) runs before any scoring, so a
 mistake costs nothing. Exit status: 0 when done (the summary says how many items failed), 1
-when a scorer failed on every item, 2 for a usage, input or output-path error, 130 when
-interrupted (rerun the same command: the judge cache resumes the run).
+when a scorer failed on every item, 2 for a usage, input or output-path error, 3 when the
+--max-cost budget stopped the run before every item was scored (rerun with a larger budget:
+the judge cache resumes the run), 130 when interrupted (rerun the same command: the judge
+cache resumes the run).
 """
 
 from __future__ import annotations
@@ -48,6 +50,9 @@ _EXPORTS = (".parquet", ".csv", ".jsonl")
 _TABLE_EXPORTS = (".csv", ".parquet", ".jsonl")
 _FORMATS = ".jsonl, .ndjson, .json, .csv, .tsv or .parquet"
 INTERRUPTED = 130
+BUDGET_REACHED = 3
+#: Before a run of more judge calls than this, the CLI prints the estimate on one line.
+ESTIMATE_ABOVE = 1000
 
 
 class _Interrupted(Exception):
@@ -174,6 +179,13 @@ def _add_judge_arguments(parser: argparse.ArgumentParser) -> None:
 # -- scoring and reporting ------------------------------------------------------------------
 
 
+def _max_cost(args: argparse.Namespace) -> float | None:
+    max_cost: float | None = getattr(args, "max_cost", None)
+    if max_cost is not None and (not math.isfinite(max_cost) or max_cost <= 0):
+        raise ConfigurationError(f"--max-cost must be a positive amount of USD, got {max_cost}")
+    return max_cost
+
+
 def _score(
     data: Any, scorers: list[Any], args: argparse.Namespace, total: int, **fields: Any
 ) -> EvalResult:
@@ -193,6 +205,7 @@ def _score(
             concurrency=args.concurrency,
             progress=not args.no_progress,
             on_item_complete=count,
+            max_cost=_max_cost(args),
             **fields,
         )
     except KeyboardInterrupt:
@@ -238,8 +251,26 @@ def _print_summary(result: EvalResult, title: str) -> None:
 
 
 def _exit_status(result: EvalResult, title: str) -> int:
-    """1 when some scorer failed on every item (nothing it was asked for was scored), else 0."""
+    """1 when some scorer failed on every item (nothing it was asked for was scored), 3 when
+    a budget stopped the run before every item, else 0."""
     status = 0
+    not_scored = [
+        score.not_scored
+        for item in result
+        for score in item.scorer_results.values()
+        if score.not_scored is not None
+    ]
+    if not_scored:
+        items = sum(
+            1 for item in result if any(score.not_scored for score in item.scorer_results.values())
+        )
+        print(
+            f"evaltoolkit: {title}: {not_scored[0].removeprefix('not scored: ')}: {items} of "
+            f"{len(result)} items not scored; rerun with a larger --max-cost to resume from "
+            "the judge cache",
+            file=sys.stderr,
+        )
+        status = BUDGET_REACHED
     for scorer, summary in result.scores.items():
         if summary.count and not summary.scored:
             first = next(str(s.error) for s in result.results(scorer) if s.error is not None)
@@ -287,6 +318,24 @@ def _read_rows(args: argparse.Namespace) -> list[Any]:
     return rows
 
 
+def _most_calls(rows: Sequence[Any], scorers: Sequence[Any]) -> int:
+    """Judge calls a run makes at most, told without rendering a prompt."""
+    from .scorers import JudgedScorer, Step
+
+    steps = sum(
+        len(scorer.steps) + isinstance(scorer.reason, Step)
+        for scorer in scorers
+        if isinstance(scorer, JudgedScorer) and not scorer.judge.offline
+    )
+    return len(rows) * steps
+
+
+def _estimate(rows: list[Any], scorers: list[Any], args: argparse.Namespace) -> Any:
+    from .runner import estimate_cost
+
+    return estimate_cost(rows, scorers, **_run_fields(args))
+
+
 def _check_cluster(args: argparse.Namespace) -> None:
     for flag, value in (
         ("--workers", args.workers),
@@ -310,6 +359,14 @@ def _run(args: argparse.Namespace) -> int:
     if args.out:
         out = _check_output(args.out, flag="--out", suffixes=_EXPORTS, inputs=[args.file])
     scorers = [create_scorer(name, **options) for name in args.scorer]
+    _max_cost(args)
+    if args.estimate_above < 0:
+        raise ConfigurationError(f"--estimate-above must be 0 or more, got {args.estimate_above}")
+    if args.estimate:
+        print(_estimate(rows, scorers, args))
+        return 0
+    if _most_calls(rows, scorers) > args.estimate_above:
+        print(_estimate(rows, scorers, args).one_line(), flush=True)
     with cluster_client(args.scheduler, args.workers) as client:
         cluster = {} if client is None else {"client": client}
         if client is not None and args.total_concurrency is not None:
@@ -1019,9 +1076,17 @@ Other fields are kept as columns. In CSV and TSV files these fields are read as 
 "02134" keeps its leading zero; a number elsewhere is scored as its text, with a note.
 Exported rows carry item_index (the item's position), which tells apart items sharing an id.
 
+Cost: --estimate prints what the run would cost (judge calls, tokens and a cost range from
+litellm's price table, per scorer and step; calls already in the judge cache counted apart)
+and makes no request. A run of more than --estimate-above judge calls (default 1,000) prints
+that estimate on one line before it starts. --max-cost USD stops starting items once the
+spend plus the most the items in flight can cost would pass it.
+
 Exit status: 0 done (the summary says how many items failed), 1 a scorer failed on every
-item, 2 a usage, input or output-path error (found before scoring), 130 interrupted (rerun
-the same command: the judge cache resumes the run).
+item, 2 a usage, input or output-path error (found before scoring), 3 the --max-cost budget
+was reached (the items not started are kept as "not scored"; rerun with a larger budget to
+resume from the judge cache), 130 interrupted (rerun the same command: the judge cache
+resumes the run).
 """
 
 
@@ -1074,6 +1139,27 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--id-col", default=None, help="field of the item id (default: id or item_id)")
     run.add_argument(
         "--limit", type=int, default=None, help="score only the first N items (default: all)"
+    )
+    cost = run.add_argument_group("cost")
+    cost.add_argument(
+        "--estimate",
+        action="store_true",
+        help="print what the run would cost, per scorer and step, and exit without a request",
+    )
+    cost.add_argument(
+        "--max-cost",
+        type=float,
+        default=None,
+        metavar="USD",
+        help="stop starting items once the spend plus the items in flight could pass this "
+        "budget; the rest are kept as not scored (exit status 3)",
+    )
+    cost.add_argument(
+        "--estimate-above",
+        type=int,
+        default=ESTIMATE_ABOVE,
+        metavar="N",
+        help="print the estimate on one line before a run of more than N judge calls",
     )
     _add_judge_arguments(run)
     dask = run.add_argument_group('Dask cluster (pip install "evaltoolkit[dask]")')
@@ -1207,7 +1293,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv: The arguments, without the program name (default: ``sys.argv[1:]``).
 
     Returns:
-        0 done, 1 a scorer failed on every item, 2 a usage or input error, 130 interrupted.
+        0 done, 1 a scorer failed on every item, 2 a usage or input error, 3 the
+        ``--max-cost`` budget stopped the run before every item, 130 interrupted.
 
     Example:
         >>> main(["run", "missing.jsonl", "--scorer", "textual-difference"])

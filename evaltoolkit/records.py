@@ -52,6 +52,7 @@ _BOOKKEEPING_COLUMNS = (
     "cached_calls",
     "prompt_tokens",
     "completion_tokens",
+    "cached_prompt_tokens",
     "cost",
     "latency_s",
     "run_id",
@@ -59,9 +60,12 @@ _BOOKKEEPING_COLUMNS = (
     "analyze_step_result",
     "prompts",
     "raw_replies",
+    "not_scored",
 )
 # Columns of to_frame() that exports written by earlier versions lack.
-_OPTIONAL_COLUMNS = frozenset({"attempts", "item_index", "notes"})
+_OPTIONAL_COLUMNS = frozenset(
+    {"attempts", "item_index", "notes", "cached_prompt_tokens", "not_scored"}
+)
 # Every column of to_frame() that is not a detail or an item field, in order.
 _FIXED_COLUMNS = _LEADING_COLUMNS + _ITEM_COLUMNS + _BOOKKEEPING_COLUMNS
 #: Every column a long export (``to_frame()``) has, whatever the scorers.
@@ -93,6 +97,7 @@ _TEXT_KEYS = frozenset(
         "analyze_step_result",
         "prompts",
         "raw_replies",
+        "not_scored",
         *(column for column in _ITEM_COLUMNS if column != "item_index"),
     }
 )
@@ -132,10 +137,19 @@ def _as_cell(value: Any) -> Scalar:
 
 @dataclass(frozen=True, slots=True)
 class Usage:
-    """Token usage of one or more model calls, as the provider reported it."""
+    """Token usage of one or more model calls, as the provider reported it.
+
+    Attributes:
+        prompt_tokens: Input tokens, those read from the provider's prompt cache included.
+        completion_tokens: Output tokens.
+        cached_prompt_tokens: The part of ``prompt_tokens`` the provider read from its prompt
+            cache (OpenAI's ``prompt_tokens_details.cached_tokens``, Anthropic's cache read
+            tokens), which it bills at a lower price; 0 when it reported none.
+    """
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_prompt_tokens: int = 0
 
     @property
     def total_tokens(self) -> int:
@@ -146,6 +160,7 @@ class Usage:
         return Usage(
             self.prompt_tokens + other.prompt_tokens,
             self.completion_tokens + other.completion_tokens,
+            self.cached_prompt_tokens + other.cached_prompt_tokens,
         )
 
 
@@ -236,6 +251,9 @@ class ScoreResult:
         latency_s: Wall time spent scoring this item.
         error: Why the item could not be scored, None on success.
         run_id: A unique id of this scoring run.
+        not_scored: Why the item was not scored though nothing failed (``"not scored:
+            budget of $2.00 reached"``): the score is NaN, and the item counts as neither
+            scored nor failed. None for an item the scorer was run on.
 
     Example:
         >>> result = ScoreResult(scorer="demo", score=0.5, reason="half right")
@@ -254,6 +272,7 @@ class ScoreResult:
     latency_s: float = 0.0
     error: StepError | None = None
     run_id: str = field(default_factory=new_run_id)
+    not_scored: str | None = None
 
     @property
     def failed(self) -> bool:
@@ -331,6 +350,7 @@ class ScoreResult:
                 "cached_calls": sum(call.cached for call in self.calls),
                 "prompt_tokens": usage.prompt_tokens if usage else None,
                 "completion_tokens": usage.completion_tokens if usage else None,
+                "cached_prompt_tokens": usage.cached_prompt_tokens if usage else None,
                 "cost": self.cost,
                 "latency_s": self.latency_s,
                 "run_id": self.run_id,
@@ -338,6 +358,7 @@ class ScoreResult:
                 "analyze_step_result": _as_cell(self.analyze_step_result),
                 "prompts": _as_cell(self.prompts) if self.calls else None,
                 "raw_replies": _as_cell(self.raw_replies) if self.calls else None,
+                "not_scored": self.not_scored,
             }
         )
         return record
@@ -346,6 +367,8 @@ class ScoreResult:
         parts = [f"scorer={self.scorer!r}", f"score={_format_score(self.score)}"]
         if self.error is not None:
             parts.append(f"error={str(self.error)!r}")
+        elif self.not_scored:
+            parts.append(f"not_scored={self.not_scored!r}")
         elif self.reason:
             parts.append(f"reason={_shorten(self.reason, 100)!r}")
         if self.judge_model:
@@ -369,11 +392,16 @@ class ScoreResult:
 
 @dataclass(frozen=True, slots=True)
 class ScoreSummary:
-    """The mean score of one scorer over a run, with how many items it scored and failed."""
+    """The mean score of one scorer over a run, with how many items it scored and failed.
+
+    ``not_scored`` counts the items it was never run on (a budget reached), which are
+    neither scored nor failed.
+    """
 
     mean: float
     scored: int
     failed: int
+    not_scored: int = 0
 
     @property
     def count(self) -> int:
@@ -385,7 +413,8 @@ class ScoreSummary:
 
     def __repr__(self) -> str:
         mean = _format_score(self.mean)
-        return f"ScoreSummary(mean={mean}, scored={self.scored}, failed={self.failed})"
+        skipped = f", not_scored={self.not_scored}" if self.not_scored else ""
+        return f"ScoreSummary(mean={mean}, scored={self.scored}, failed={self.failed}{skipped})"
 
 
 @dataclass(slots=True)
@@ -523,10 +552,12 @@ class EvalResult:
         """Mean score per scorer id (NaN scores skipped), with the counts scored and failed."""
         summaries: dict[str, ScoreSummary] = {}
         for scorer in self.scorer_ids:
-            values = [result.score for result in self.results(scorer)]
+            results = self.results(scorer)
+            skipped = sum(1 for result in results if result.not_scored is not None)
+            values = [result.score for result in results if result.not_scored is None]
             scored = [value for value in values if not math.isnan(value)]
             mean = math.fsum(scored) / len(scored) if scored else math.nan
-            summaries[scorer] = ScoreSummary(mean, len(scored), len(values) - len(scored))
+            summaries[scorer] = ScoreSummary(mean, len(scored), len(values) - len(scored), skipped)
         return summaries
 
     @property
@@ -544,13 +575,22 @@ class EvalResult:
             yield from item.scorer_results.values()
 
     def summary(self) -> pd.DataFrame:
-        """One row per scorer: mean, scored, failed."""
+        """One row per scorer: mean, scored, failed (and not_scored, when a budget stopped
+        the run before some items)."""
         import pandas as pd
 
+        scores = self.scores
+        budget_stopped = any(s.not_scored for s in scores.values())
         return pd.DataFrame(
             [
-                {"scorer": scorer, "mean": s.mean, "scored": s.scored, "failed": s.failed}
-                for scorer, s in self.scores.items()
+                {
+                    "scorer": scorer,
+                    "mean": s.mean,
+                    "scored": s.scored,
+                    "failed": s.failed,
+                    **({"not_scored": s.not_scored} if budget_stopped else {}),
+                }
+                for scorer, s in scores.items()
             ]
         )
 
@@ -1217,7 +1257,8 @@ def _from_long(
             for column in columns[position["ground_truth"] + 1 : position["judge_model"]]
             if column not in fixed
         ]
-        late = columns[position["raw_replies"] + 1 :]
+        last_fixed = "not_scored" if "not_scored" in position else "raw_replies"
+        late = columns[position[last_fixed] + 1 :]
     else:  # reordered columns: tell details from fields by their values alone
         zone_details, zone_fields = [], []
         late = [column for column in columns if column not in fixed]
@@ -1445,6 +1486,7 @@ def _score_result(
         latency_s=cell("latency_s") if cell("latency_s") is not None else 0.0,
         error=error,
         run_id=str(cell("run_id") or ""),
+        not_scored=None if cell("not_scored") is None else str(cell("not_scored")),
     )
 
 
@@ -1471,7 +1513,11 @@ def _calls_of(cell: Any) -> tuple[ModelCall, ...]:
     usage = (
         None
         if prompt_tokens is None and completion_tokens is None
-        else Usage(int(prompt_tokens or 0), int(completion_tokens or 0))
+        else Usage(
+            int(prompt_tokens or 0),
+            int(completion_tokens or 0),
+            int(cell("cached_prompt_tokens") or 0),
+        )
     )
     cost = cell("cost")
     model = str(cell("judge_model") or "")

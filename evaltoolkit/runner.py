@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any, overload
 
+from ._datasets import load_items
+from ._estimate import CostEstimate, estimate_items
 from ._item_loop import (
     ItemCallback,
     Scorers,
@@ -29,7 +31,14 @@ if TYPE_CHECKING:
     import pandas as pd
     from dask.dataframe import DataFrame as DaskDataFrame
 
-__all__ = ["arun_evals", "ascore_frame", "run_evals", "score_frame"]
+__all__ = [
+    "CostEstimate",
+    "arun_evals",
+    "ascore_frame",
+    "estimate_cost",
+    "run_evals",
+    "score_frame",
+]
 
 
 async def arun_evals(
@@ -47,6 +56,7 @@ async def arun_evals(
     client: Any = None,
     total_concurrency: int | None = None,
     partition_size: int | None = None,
+    max_cost: float | None = None,
 ) -> EvalResult:
     """Score every item of ``data`` with every scorer (async twin of :func:`run_evals`)."""
     check_count("concurrency", concurrency)
@@ -58,6 +68,10 @@ async def arun_evals(
             "with score_frame(ddf, scorers), which returns a Dask DataFrame"
         )
     named = named_scorers(scorers)
+    if client is not None and max_cost is not None:
+        raise ConfigurationError(
+            "max_cost applies to a run in this process; drop client=... to run under a budget"
+        )
     if client is not None:
         from ._distributed import arun_on_cluster
 
@@ -92,6 +106,7 @@ async def arun_evals(
         output_field=output_field,
         ground_truth_field=ground_truth_field,
         id_field=id_field,
+        max_cost=max_cost,
     )
 
 
@@ -110,6 +125,7 @@ def run_evals(
     client: Any = None,
     total_concurrency: int | None = None,
     partition_size: int | None = None,
+    max_cost: float | None = None,
 ) -> EvalResult:
     """Score every item of ``data`` with every scorer.
 
@@ -165,13 +181,21 @@ def run_evals(
             run starts (at least one call each) and replaces ``concurrency``.
         partition_size: With ``client``: items per task (default: about four tasks per
             worker thread, at most 1,000 items each).
+        max_cost: A budget in USD. An item starts only while the cost spent so far plus
+            the highest estimate of every item in flight, this one included, stays within
+            it; the items not started are kept with a NaN score and ``not_scored`` set to
+            "not scored: budget of $2.00 reached" (not failures). The spend passes the
+            budget only by what the calls in flight cost beyond their highest estimate
+            (retries and repairs). Rerun with a larger budget to resume from the cache.
+            With a ``target``, an item is planned once the target has answered. Needs a
+            price for every judge model (litellm's price table).
 
     Returns:
         The run's result: ``.scores``, ``.to_frame()``, ``.to_wide()`` and exports.
 
     Raises:
-        ConfigurationError: Bad scorers, target or concurrency, or scorers that cannot be sent
-            to the workers.
+        ConfigurationError: Bad scorers, target or concurrency, scorers that cannot be sent
+            to the workers, or ``max_cost`` with a judge model whose price is unknown.
         DataLoadError: ``data`` is a path that cannot be read.
         MissingDependencyError: ``client`` is given and Dask is not installed.
 
@@ -206,6 +230,7 @@ def run_evals(
             client=client,
             total_concurrency=total_concurrency,
             partition_size=partition_size,
+            max_cost=max_cost,
         )
     )
 
@@ -409,3 +434,54 @@ async def ascore_frame(
         concurrency=concurrency,
         progress=progress,
     )
+
+
+def estimate_cost(
+    data: Any,
+    scorers: Scorers,
+    *,
+    input_field: str = "input",
+    output_field: str = "output",
+    ground_truth_field: str | None = None,
+    id_field: str | None = None,
+) -> CostEstimate:
+    """Estimate what scoring ``data`` with ``scorers`` will cost, without any request.
+
+    For each scorer and judge step: the calls, the input tokens (the first step's prompts
+    rendered exactly with litellm's token counter for the model; a later step, whose prompt
+    quotes earlier replies, between the part known now and that plus those replies'
+    ``max_tokens``), the output tokens (up to each step's ``max_tokens``) and the cost range
+    from litellm's price table. Calls the judge cache already answers are counted apart and
+    cost nothing. A model missing from the price table gives "price unknown", never $0.
+
+    The outputs must be in the data: an item without one (a run whose ``target`` writes
+    them) cannot be planned, and is counted apart as such.
+
+    Args:
+        data: The items, as :func:`~evaltoolkit.run_evals` takes them (with their outputs).
+        scorers: A scorer, a list of scorers, or a dict naming each scorer.
+        input_field: The field holding the input.
+        output_field: The field holding the output.
+        ground_truth_field: The field holding the ground truth.
+        id_field: The field holding the item id.
+
+    Returns:
+        The estimate: ``str(estimate)`` is a table, ``.to_frame()`` one row per step.
+
+    Example:
+        >>> import evaltoolkit as et
+        >>> estimate = et.estimate_cost(
+        ...     [{"input": "The cat sat on the mat.", "output": "A cat sat."}],
+        ...     et.create_summarization_scorer(),
+        ... )
+        >>> estimate.calls, estimate.cost
+        (0, (0.0, 0.0))
+    """
+    items = load_items(
+        data,
+        input_field=input_field,
+        output_field=output_field,
+        ground_truth_field=ground_truth_field,
+        id_field=id_field,
+    )
+    return estimate_items(items, named_scorers(scorers))

@@ -68,7 +68,7 @@ class Action:
     status: int = 200
     headers: Mapping[str, str] = field(default_factory=dict)
     delay_s: float | None = None
-    usage: Mapping[str, int] | None = None
+    usage: Mapping[str, Any] | None = None
     echo_header: str | None = None
     finish_reason: str | None = None
 
@@ -77,7 +77,7 @@ def reply(
     content: str | Mapping[str, Any] | None,
     *,
     delay_s: float | None = None,
-    usage: Mapping[str, int] | None = None,
+    usage: Mapping[str, Any] | None = None,
     finish_reason: str | None = None,
 ) -> Action:
     """A successful completion whose content is ``content`` (a mapping is sent as JSON text)."""

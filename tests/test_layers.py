@@ -21,7 +21,15 @@ LAYERS: tuple[tuple[int, tuple[str, ...]], ...] = (
     (6, ("evaltoolkit.cli", "evaltoolkit.__main__")),
     (5, ("evaltoolkit.plots", "evaltoolkit.widgets", "evaltoolkit.report")),
     (4, ("evaltoolkit.meta",)),
-    (3, ("evaltoolkit.runner", "evaltoolkit._item_loop", "evaltoolkit._distributed")),
+    (
+        3,
+        (
+            "evaltoolkit.runner",
+            "evaltoolkit._item_loop",
+            "evaltoolkit._estimate",
+            "evaltoolkit._distributed",
+        ),
+    ),
     (2, ("evaltoolkit.scorers",)),
     (1, ("evaltoolkit.judge",)),
     (0, ("evaltoolkit.",)),  # records, errors, messages and the shared helpers

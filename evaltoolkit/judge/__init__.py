@@ -47,6 +47,16 @@ from ._config import (
 )
 from ._limits import call_slot, shared_call_limit
 from ._offline_judge import OfflineJudge
+from ._pricing import (
+    Price,
+    cached_reply_value,
+    completion_budget,
+    count_message_tokens,
+    minimal_reply_tokens,
+    price_of,
+    require_price,
+    tokenizer_note,
+)
 from ._repeat import current_repeat, scoring_repeat
 from ._shards import cache_shard, merge_cache_shards
 from ._structured import default_max_tokens
@@ -70,10 +80,14 @@ __all__ = [
     "LiteLLMJudge",
     "OfflineAnswer",
     "OfflineJudge",
+    "Price",
     "ServicedJudge",
     "cache_file_path",
     "cache_shard",
+    "cached_reply_value",
     "call_slot",
+    "completion_budget",
+    "count_message_tokens",
     "create_judge",
     "current_repeat",
     "default_cache_dir",
@@ -82,11 +96,15 @@ __all__ = [
     "judge_option_names",
     "max_bytes_from_environment",
     "merge_cache_shards",
+    "minimal_reply_tokens",
     "parse_duration",
     "parse_size",
+    "price_of",
     "render_messages",
+    "require_price",
     "scoring_repeat",
     "shared_call_limit",
+    "tokenizer_note",
 ]
 
 

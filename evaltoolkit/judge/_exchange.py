@@ -234,4 +234,15 @@ def usage_of(response: Any) -> Usage | None:
     completion = getattr(usage, "completion_tokens", None)
     if prompt is None and completion is None:
         return None
-    return Usage(int(prompt or 0), int(completion or 0))
+    return Usage(int(prompt or 0), int(completion or 0), _cached_prompt_tokens(usage))
+
+
+def _cached_prompt_tokens(usage: Any) -> int:
+    """Input tokens the provider read from its prompt cache: OpenAI-style or Anthropic's."""
+    details = getattr(usage, "prompt_tokens_details", None)
+    cached = getattr(details, "cached_tokens", None)
+    if cached is None and isinstance(details, dict):
+        cached = details.get("cached_tokens")
+    if not cached:
+        cached = getattr(usage, "cache_read_input_tokens", None)
+    return int(cached) if isinstance(cached, int | float) and not isinstance(cached, bool) else 0

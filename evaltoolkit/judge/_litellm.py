@@ -180,6 +180,21 @@ class LiteLLMJudge:
             cache_key=self._key(request, max_tokens, exchange.form),
         )
 
+    def cached_value(self, request: JudgeRequest) -> dict[str, Any] | None:
+        """The cached reply to ``request``, None when the cache holds none; sends nothing."""
+        cache = self.cache
+        if cache is None:
+            return None
+        max_tokens = self._max_tokens(request)
+        try:
+            for form in self._forms.candidates():
+                hit = cache.get(self._key(request, max_tokens, form))
+                if hit is not None:
+                    return dict(hit.value)
+        except Exception:  # a damaged or locked cache: count the call as not cached
+            return None
+        return None
+
     def _max_tokens(self, request: JudgeRequest) -> int:
         return self._config.max_tokens or request.max_tokens or default_max_tokens(request.schema)
 

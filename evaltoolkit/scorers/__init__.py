@@ -21,7 +21,7 @@ from ._answer_similarity import (
     create_answer_similarity_scorer,
 )
 from ._base import Scorer
-from ._judged import DEFAULT_SYSTEM_PROMPT, JudgedScorer, create_judged_scorer
+from ._judged import DEFAULT_SYSTEM_PROMPT, JudgedScorer, PlannedCall, create_judged_scorer
 from ._offline import (
     OFFLINE_RULES,
     AnswerSimilarityOfflineSettings,
@@ -64,6 +64,7 @@ __all__ = [
     "JudgedScorer",
     "MetaLayout",
     "OfflineRule",
+    "PlannedCall",
     "PromptSet",
     "PromptTemplate",
     "Sample",

@@ -14,6 +14,7 @@ import collections
 import copy
 import json
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar, Final
 
 from rapidfuzz import fuzz
@@ -24,11 +25,14 @@ from ..judge import Judge, JudgeBackend, JudgeConfig, JudgeRequest, create_judge
 from ..records import Stage
 from ._base import Scorer, StepTrace
 from ._prompts import PromptSet, PromptTemplate
-from ._steps import Sample, Score, Step, StepContext, as_score, numbered
+from ._steps import Sample, Score, Step, StepContext, as_score, format_value, numbered
+
+_UNKNOWN: Final = object()
 
 __all__ = [
     "DEFAULT_SYSTEM_PROMPT",
     "JudgedScorer",
+    "PlannedCall",
     "align_entries",
     "create_judged_scorer",
     "json_text",
@@ -46,6 +50,27 @@ outside knowledge, and answer with one JSON object matching the requested schema
 
 ScoreFunction = Callable[[StepContext], "Score | float"]
 ReasonFunction = Callable[[StepContext], str]
+#: Looks a request up in the judge cache without sending it: the reply, or None.
+CacheLookup = Callable[[JudgeRequest], Mapping[str, Any] | None]
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedCall:
+    """A judge call an item will make, as far as it is known before the run.
+
+    Attributes:
+        request: The request. When ``exact``, the one that will be sent; else its prompt
+            holds only what is known before the run (the item's texts), without the earlier
+            replies it will quote.
+        exact: Whether the prompt is known in full.
+        cached: Whether the judge cache already holds the reply (no request will be made).
+        fed_by: When not exact, the earlier steps whose replies the prompt will quote.
+    """
+
+    request: JudgeRequest
+    exact: bool
+    cached: bool = False
+    fed_by: tuple[str, ...] = ()
 
 
 class JudgedScorer(Scorer):
@@ -220,11 +245,23 @@ class JudgedScorer(Scorer):
     ) -> dict[str, Any]:
         """Render the step's template, send it to the judge and return the reply object."""
         trace.step = step.name
+        return await trace.ask(self.judge, self._request(step, stage, inputs))
+
+    def _request(
+        self, step: Step, stage: Stage, inputs: Mapping[str, Any], prompt: str | None = None
+    ) -> JudgeRequest:
+        # The system message first, then the step's prompt: what calls about one source share
+        # comes first, so a provider's prompt cache can reuse it.
         messages = (
             {"role": "system", "content": self._prompts.render("system")},
-            {"role": "user", "content": step.render(self._prompts.template(step.name), inputs)},
+            {
+                "role": "user",
+                "content": prompt
+                if prompt is not None
+                else step.render(self._prompts.template(step.name), inputs),
+            },
         )
-        request = JudgeRequest(
+        return JudgeRequest(
             step=step.name,
             stage=stage,
             messages=messages,
@@ -234,7 +271,70 @@ class JudgedScorer(Scorer):
             max_tokens=step.max_tokens,
             repeat=current_repeat(),
         )
-        return await trace.ask(self.judge, request)
+
+    def plan(self, sample: Sample, lookup: CacheLookup | None = None) -> list[PlannedCall]:
+        """The judge calls scoring ``sample`` will make, without making any.
+
+        A step whose inputs are known before the run (the first step's, always) is planned
+        exactly; a later one whose prompt quotes earlier replies is planned with the part of
+        its prompt known now, naming the steps that feed it. With ``lookup`` (the judge
+        cache), a cached reply is used to plan the steps after it exactly.
+
+        Raises:
+            InputError: The item lacks a text the scorer needs.
+        """
+        values = self.prepare(sample)
+        replies: dict[str, Mapping[str, Any]] = {}
+        planned: list[PlannedCall] = []
+        for position, step in enumerate(self._judge_steps()):
+            is_reason = step is self.reason
+            stage: Stage = "reason" if is_reason else "preprocess" if position == 0 else "analyze"
+            inputs = self._known_inputs(step, sample, values, replies, is_reason)
+            if inputs is _UNKNOWN:
+                planned.append(
+                    PlannedCall(
+                        self._request(step, stage, {}, self._partial_prompt(step, values)),
+                        exact=False,
+                        fed_by=tuple(call.request.step for call in planned if not call.cached),
+                    )
+                )
+                continue
+            if inputs is None:
+                continue  # the step is skipped for this item
+            assert isinstance(inputs, Mapping)
+            request = self._request(step, stage, inputs)
+            cached = None if lookup is None else lookup(request)
+            if cached is not None:
+                replies[step.name] = cached
+            planned.append(PlannedCall(request, exact=True, cached=cached is not None))
+        return planned
+
+    def _known_inputs(
+        self,
+        step: Step,
+        sample: Sample,
+        values: Mapping[str, Any],
+        replies: Mapping[str, Mapping[str, Any]],
+        is_reason: bool,
+    ) -> Mapping[str, Any] | object | None:
+        """The step's inputs when they are known before the run, else ``_UNKNOWN``."""
+        try:
+            score = None
+            if is_reason:
+                score = as_score(
+                    self.score_function(StepContext(sample, values, replies)), scorer=self.id
+                )
+            return step.inputs_for(StepContext(sample, values, replies, score))
+        except Exception:  # the inputs quote a reply not known yet
+            return _UNKNOWN
+
+    def _partial_prompt(self, step: Step, values: Mapping[str, Any]) -> str:
+        template = self._prompts.template(step.name)
+        texts = {
+            name: step.formats.get(name, format_value)(values[name]) if name in values else ""
+            for name in template.placeholders
+        }
+        return template.render(**texts)
 
 
 class _OfflineCall:

@@ -13,6 +13,11 @@
 Under the offline judge each claim and question verdict also names the rule that decided it
 (``rule``: ``supported``, ``changed_number``, ``answered``, ``missing_number``, ...; see
 ``OFFLINE_RULES``); a model judge's verdicts carry none.
+
+With ``questions="per_source"``, step 1 is split in two: the questions are drawn in a call
+that sees the source alone (``source_questions``: the same request, so one cache key and one
+call, for every summary of a source, and every summary asked the same questions), and the
+claims in a call that sees source and summary (``claims``).
 """
 
 from __future__ import annotations
@@ -28,17 +33,28 @@ from ..judge import Judge, JudgeBackend, JudgeConfig
 from ..messages import input_text
 from ._base import check_scale, judge_for, merge_options
 from ._judged import JudgedScorer, align_entries, verdict_lines
-from ._offline import SummarizationOfflineSettings, check_rules, judge_coverage, judge_source
+from ._offline import (
+    SummarizationOfflineSettings,
+    check_rules,
+    draw_source_questions,
+    judge_claims,
+    judge_coverage,
+    judge_source,
+)
 from ._prompts import json_object
 from ._reasons import summarization_reason
 from ._steps import Sample, Score, Step, StepContext, significant, two_decimals
 from ._summarization_prompts import (
+    CLAIMS,
+    CLAIMS_SCHEMA,
     COVERAGE,
     COVERAGE_SCHEMA,
     REASON,
     REASON_SCHEMA,
     SOURCE_JUDGEMENT,
     SOURCE_JUDGEMENT_SCHEMA,
+    SOURCE_QUESTIONS,
+    SOURCE_QUESTIONS_SCHEMA,
     SYSTEM,
 )
 
@@ -46,6 +62,8 @@ __all__ = ["SummarizationScorer", "create_summarization_scorer", "deciding_axis"
 
 SourceExtractor = Callable[[Any, Any], str]
 ReasonMode = Literal["model", "template"]
+QuestionsMode = Literal["per_summary", "per_source"]
+QUESTIONS_MODES: tuple[QuestionsMode, ...] = ("per_summary", "per_source")
 
 _NO_VERDICT = "no verdict was returned for this question, so it counts as not answered"
 
@@ -91,7 +109,10 @@ def deciding_axis(alignment: float, coverage: float) -> str:
 
 
 def _questions(context: StepContext) -> list[str]:
-    drawn = context.replies["source_judgement"]["questions"]
+    if "source_questions" in context.replies:
+        drawn = context.replies["source_questions"]["questions"]
+    else:
+        drawn = context.replies["source_judgement"]["questions"]
     return [str(question) for question in drawn][: int(context.values["max_questions"])]
 
 
@@ -130,6 +151,20 @@ SOURCE_JUDGEMENT_STEP = Step(
     prompt=SOURCE_JUDGEMENT,
     schema=SOURCE_JUDGEMENT_SCHEMA,
     description="step 1, sees source and summary: claim verdicts and questions from the source",
+)
+#: With questions="per_source", step 1a, sees the source alone: the questions.
+SOURCE_QUESTIONS_STEP = Step(
+    name="source_questions",
+    prompt=SOURCE_QUESTIONS,
+    schema=SOURCE_QUESTIONS_SCHEMA,
+    description="step 1a, sees the source alone: closed questions drawn once per source",
+)
+#: With questions="per_source", step 1b, sees source and summary: the claim verdicts.
+CLAIMS_STEP = Step(
+    name="claims",
+    prompt=CLAIMS,
+    schema=CLAIMS_SCHEMA,
+    description="step 1b, sees source and summary: claim verdicts only",
 )
 #: Step 2, never sees the source: each question answered from the summary alone.
 COVERAGE_STEP = Step(
@@ -170,33 +205,63 @@ def _naming_rules(schema: Mapping[str, Any], key: str) -> dict[str, Any]:
     return {**schema, "properties": {**schema["properties"], key: entries}}
 
 
-def _offline_steps(settings: SummarizationOfflineSettings) -> tuple[Step, Step]:
-    """The two judge steps as the offline judge answers them, with ``settings``; their replies
-    also name each verdict's rule (a model's schema asks for none)."""
-    return (
-        dataclasses.replace(
-            SOURCE_JUDGEMENT_STEP,
-            schema=_naming_rules(SOURCE_JUDGEMENT_SCHEMA, "claims"),
-            offline=functools.partial(judge_source, settings=settings),
-        ),
-        dataclasses.replace(
-            COVERAGE_STEP,
-            schema=_naming_rules(COVERAGE_SCHEMA, "verdicts"),
-            offline=functools.partial(judge_coverage, settings=settings),
-        ),
+def _model_steps(questions: QuestionsMode) -> tuple[Step, ...]:
+    first = (
+        (SOURCE_JUDGEMENT_STEP,)
+        if questions == "per_summary"
+        else (SOURCE_QUESTIONS_STEP, CLAIMS_STEP)
     )
+    return (*first, COVERAGE_STEP)
 
 
-_DEFAULT_OFFLINE_STEPS = _offline_steps(SummarizationOfflineSettings())
+def _offline_steps(
+    settings: SummarizationOfflineSettings, questions: QuestionsMode
+) -> tuple[Step, ...]:
+    """The judge steps as the offline judge answers them, with ``settings``; their replies
+    also name each verdict's rule (a model's schema asks for none)."""
+    first: tuple[Step, ...] = (
+        (
+            dataclasses.replace(
+                SOURCE_JUDGEMENT_STEP,
+                schema=_naming_rules(SOURCE_JUDGEMENT_SCHEMA, "claims"),
+                offline=functools.partial(judge_source, settings=settings),
+            ),
+        )
+        if questions == "per_summary"
+        else (
+            dataclasses.replace(
+                SOURCE_QUESTIONS_STEP,
+                offline=functools.partial(draw_source_questions, settings=settings),
+            ),
+            dataclasses.replace(
+                CLAIMS_STEP,
+                schema=_naming_rules(CLAIMS_SCHEMA, "claims"),
+                offline=functools.partial(judge_claims, settings=settings),
+            ),
+        )
+    )
+    coverage = dataclasses.replace(
+        COVERAGE_STEP,
+        schema=_naming_rules(COVERAGE_SCHEMA, "verdicts"),
+        offline=functools.partial(judge_coverage, settings=settings),
+    )
+    return (*first, coverage)
 
 
-def _steps_with(settings: SummarizationOfflineSettings, offline: bool) -> tuple[Step, Step]:
-    """The two judge steps: a model's, or the offline judge's with ``settings``."""
+_DEFAULT_OFFLINE_STEPS = {
+    mode: _offline_steps(SummarizationOfflineSettings(), mode) for mode in QUESTIONS_MODES
+}
+
+
+def _steps_with(
+    settings: SummarizationOfflineSettings, offline: bool, questions: QuestionsMode
+) -> tuple[Step, ...]:
+    """The judge steps: a model's, or the offline judge's with ``settings``."""
     if not offline:
-        return SOURCE_JUDGEMENT_STEP, COVERAGE_STEP
+        return _model_steps(questions)
     if settings == SummarizationOfflineSettings():
-        return _DEFAULT_OFFLINE_STEPS
-    return _offline_steps(settings)
+        return _DEFAULT_OFFLINE_STEPS[questions]
+    return _offline_steps(settings, questions)
 
 
 class SummarizationScorer(JudgedScorer):
@@ -215,7 +280,12 @@ class SummarizationScorer(JudgedScorer):
         reason: ReasonMode = "model",
         prompts: Mapping[str, str] | None = None,
         offline_settings: OfflineSettings = None,
+        questions: QuestionsMode = "per_summary",
     ) -> None:
+        if questions not in QUESTIONS_MODES:
+            raise ConfigurationError(
+                f"summarization: questions must be 'per_summary' or 'per_source', got {questions!r}"
+            )
         if isinstance(max_questions, bool) or not isinstance(max_questions, int):
             raise ConfigurationError(
                 f"summarization: max_questions must be an integer >= 1, got {max_questions!r}"
@@ -245,12 +315,13 @@ class SummarizationScorer(JudgedScorer):
         self.max_questions = max_questions
         self.scale = check_scale(scale)
         self.reason_mode: ReasonMode = reason
+        self.questions_mode: QuestionsMode = questions
         self.offline_settings = check_rules(
             SummarizationOfflineSettings.from_mapping(offline_settings)
         )
         super().__init__(
             id="summarization",
-            steps=_steps_with(self.offline_settings, judge.offline),
+            steps=_steps_with(self.offline_settings, judge.offline, questions),
             score=self.score_replies,
             judge=judge,
             reason=REASON_STEP if reason == "model" else _template_reason,
@@ -296,7 +367,7 @@ class SummarizationScorer(JudgedScorer):
         )
         clone = copy.copy(self)
         clone.offline_settings = merged
-        clone.steps = _steps_with(merged, offline=True)
+        clone.steps = _steps_with(merged, True, self.questions_mode)
         return clone
 
     def _source_text(self, item: Sample) -> str:
@@ -358,7 +429,9 @@ class SummarizationScorer(JudgedScorer):
                     "reason": str(claim.get("reason", "")),
                 },
             )
-            for claim in context.replies["source_judgement"]["claims"]
+            for claim in context.replies[
+                "claims" if "claims" in context.replies else "source_judgement"
+            ]["claims"]
         ]
         questions = _questions(context)
         verdicts = context.replies.get("coverage", {}).get("verdicts", [])
@@ -394,6 +467,7 @@ def create_summarization_scorer(
     reason: ReasonMode = "model",
     prompts: Mapping[str, str] | None = None,
     offline_settings: OfflineSettings = None,
+    questions: QuestionsMode = "per_summary",
     options: Mapping[str, Any] | None = None,
     **judge_options: Any,
 ) -> SummarizationScorer:
@@ -419,6 +493,14 @@ def create_summarization_scorer(
             ``answer_share``, ...; see :class:`~evaltoolkit.SummarizationOfflineSettings` for
             each one's range), and ``disabled_rules``, rules switched off by name; only with
             the offline judge.
+        questions: ``"per_summary"`` (the reference): the questions are drawn in the call
+            that judges the summary's claims, so each summary gets its own. ``"per_source"``:
+            they are drawn once per source, in a call that sees the source alone (its
+            request, so its cache entry, is the same for every summary of that source), and
+            every summary of a source is asked the same questions; the claims call then
+            asks for claims only. Comparable coverage across systems, and one question call
+            per source instead of one per summary. Prompts: ``source_questions`` and
+            ``claims`` replace ``source_judgement``.
         options: Reference-style options (``source``, ``sourceExtractor``, ``maxQuestions``,
             ``scale``); its entries win over the keyword arguments.
         **judge_options: Judge options (see :class:`~evaltoolkit.JudgeConfig`): ``api_base``,
@@ -447,6 +529,7 @@ def create_summarization_scorer(
             "reason": reason,
             "prompts": prompts,
             "offline_settings": offline_settings,
+            "questions": questions,
         },
         options,
         scorer="summarization",

@@ -3,6 +3,13 @@
 Override any template with ``create_summarization_scorer(prompts={name: text})``; each must
 keep its placeholders (``{{source}}``, ...). The coverage template has no ``{{source}}``
 placeholder on purpose: the coverage call must never see the source.
+
+Order: what the calls about one source share comes first (the system message, then the
+instructions, then ``{{source}}``), and what differs between them (``{{summary}}``) last.
+Providers that cache prompts (OpenAI, Anthropic, ...) reuse the longest shared beginning of
+the requests they receive, billing it at a lower price; an edited template keeps that order.
+With ``questions="per_source"`` the questions template sees the source alone, so its request
+is the same for every summary of that source: one cache key, one call.
 """
 
 from __future__ import annotations
@@ -10,12 +17,16 @@ from __future__ import annotations
 from ._prompts import json_object
 
 __all__ = [
+    "CLAIMS",
+    "CLAIMS_SCHEMA",
     "COVERAGE",
     "COVERAGE_SCHEMA",
     "REASON",
     "REASON_SCHEMA",
     "SOURCE_JUDGEMENT",
     "SOURCE_JUDGEMENT_SCHEMA",
+    "SOURCE_QUESTIONS",
+    "SOURCE_QUESTIONS_SCHEMA",
     "SYSTEM",
 ]
 
@@ -40,6 +51,38 @@ tell whether the summary states it.
 
 Reply with JSON of this shape:
 {"claims": [{"claim": "...", "supported": true, "reason": "..."}], "questions": ["..."]}
+
+SOURCE:
+{{source}}
+
+SUMMARY:
+{{summary}}"""
+
+SOURCE_QUESTIONS = """\
+Write at most {{max_questions}} closed questions about the most important facts of the SOURCE \
+below, most important first. The source must answer each one "yes". Each question must name \
+the fact it asks about, so that someone holding only a summary of the source can tell whether \
+the summary states it.
+
+Reply with JSON of this shape:
+{"questions": ["..."]}
+
+SOURCE:
+{{source}}"""
+
+CLAIMS = """\
+Judge a SUMMARY against the SOURCE text it summarises.
+
+1. Split the SUMMARY into atomic claims: short statements that each carry one fact. Cover \
+every fact the summary states, and add no claim it does not make.
+2. For each claim, decide whether the SOURCE supports it. A claim is supported only when the \
+source states it or it follows directly from what the source states. A claim whose number, \
+date, name or negation differs from the source, or that adds a detail the source does not \
+give, is not supported. Give a one-sentence reason that quotes the source evidence, or says \
+what is missing or different.
+
+Reply with JSON of this shape:
+{"claims": [{"claim": "...", "supported": true, "reason": "..."}]}
 
 SOURCE:
 {{source}}
@@ -96,6 +139,16 @@ SOURCE_JUDGEMENT_SCHEMA = json_object(
         "questions": {"type": "array", "items": {"type": "string"}},
     }
 )
+
+_CLAIM = json_object(
+    {
+        "claim": {"type": "string"},
+        "supported": {"type": "boolean"},
+        "reason": {"type": "string"},
+    }
+)
+SOURCE_QUESTIONS_SCHEMA = json_object({"questions": {"type": "array", "items": {"type": "string"}}})
+CLAIMS_SCHEMA = json_object({"claims": {"type": "array", "items": _CLAIM}})
 
 COVERAGE_SCHEMA = json_object(
     {

@@ -8,6 +8,8 @@ function answers one structured step an LLM judge would answer, in the same shap
   questions about the source's central facts and key phrases.
 - :func:`judge_coverage` (summarization step 2): whether the summary alone answers each
   question "yes" (the reason quotes where). It never sees the source.
+- :func:`draw_source_questions` and :func:`judge_claims`: step 1 split in two for
+  ``questions="per_source"``, the questions drawn from the source alone.
 - :class:`SummarizationOfflineSettings`: the summarization judge's six tuned settings, which
   both functions take as ``settings=``, and the rules switched off (``disabled_rules``); texts
   over ``MAX_SOURCE_CHARS`` / ``MAX_SUMMARY_CHARS`` raise
@@ -32,6 +34,8 @@ from ._summarization import (
     MAX_SUMMARY_CHARS,
     OFFLINE_RULES,
     check_rules,
+    draw_source_questions,
+    judge_claims,
     judge_coverage,
     judge_source,
 )
@@ -46,7 +50,9 @@ __all__ = [
     "SummarizationOfflineSettings",
     "analyze_units",
     "check_rules",
+    "draw_source_questions",
     "extract_units",
+    "judge_claims",
     "judge_coverage",
     "judge_source",
 ]

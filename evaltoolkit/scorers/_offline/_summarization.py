@@ -152,3 +152,55 @@ def judge_coverage(
     _check_size(summary, MAX_SUMMARY_CHARS, "summary", "output")
     settings = check_rules(settings or SummarizationOfflineSettings())
     return {"verdicts": answer_questions(summary, questions, settings)}
+
+
+def draw_source_questions(
+    source: str,
+    max_questions: int,
+    *,
+    settings: SummarizationOfflineSettings | None = None,
+) -> dict[str, Any]:
+    """Draw the closed questions of a source from the source alone (``questions="per_source"``).
+
+    The same questions :func:`judge_source` draws, in a step that never sees a summary.
+
+    Returns:
+        ``{"questions": [str, ...]}``.
+
+    Raises:
+        InputError: The source is longer than ``MAX_SOURCE_CHARS`` (``field="source"``).
+
+    Example:
+        >>> source = "In 1995 John Smith founded Acme in Boston. Today Acme makes robots."
+        >>> drawn = draw_source_questions(source, 2)["questions"]
+        >>> drawn == judge_source(source, "Acme makes robots.", 2)["questions"]
+        True
+    """
+    _check_size(source, MAX_SOURCE_CHARS, "source", "source")
+    settings = settings or SummarizationOfflineSettings()
+    return {"questions": draw_questions(source, max_questions, settings)}
+
+
+def judge_claims(
+    source: str,
+    summary: str,
+    *,
+    settings: SummarizationOfflineSettings | None = None,
+) -> dict[str, Any]:
+    """Judge a summary's claims against its source, drawing no question (``"per_source"``).
+
+    Returns:
+        ``{"claims": [{"claim", "supported", "reason", "rule"}, ...]}``, as :func:`judge_source`.
+
+    Raises:
+        InputError: A text over the offline judge's size limits.
+
+    Example:
+        >>> source = "In 1995 John Smith founded Acme in Boston."
+        >>> [c["supported"] for c in judge_claims(source, "Acme was founded in 1995.")["claims"]]
+        [True]
+    """
+    _check_size(source, MAX_SOURCE_CHARS, "source", "source")
+    _check_size(summary, MAX_SUMMARY_CHARS, "summary", "output")
+    settings = check_rules(settings or SummarizationOfflineSettings())
+    return {"claims": [judge_claim(claim, source, settings) for claim in split_claims(summary)]}
