@@ -661,6 +661,13 @@ def test_prompt_tuner_rejects_bad_arguments(rows: list[dict[str, Any]]) -> None:
         PromptTuner(et.create_summarization_scorer(), renamed, labels="change")
     with pytest.raises(ConfigurationError, match="sample"):
         PromptTuner(et.create_summarization_scorer(), rows, sample=0)
+    parted = [{**row, "part": row["human_score"]} for row in rows]
+    with pytest.raises(ConfigurationError, match="labels field 'part' has the name of the col"):
+        PromptTuner(et.create_summarization_scorer(), parted, labels="part")
+    with pytest.raises(ConfigurationError, match="group='human_score' is the labels field"):
+        PromptTuner(
+            et.create_summarization_scorer(), rows, labels="human_score", group="human_score"
+        )
     tuner = PromptTuner(et.create_summarization_scorer(), rows, sample=4)
     tuner.textareas["reason"].value += " Be brief."
     assert repr(tuner) == (

@@ -247,6 +247,17 @@ class PromptTuner(View):
                 f"PromptTuner: test_share must lie strictly between 0 and 1 (e.g. 0.5), got "
                 f"{test_share!r}"
             )
+        for name, noun in ((labels, "labels field"), (group, "group field")):
+            if name == _PART_COLUMN:
+                raise ConfigurationError(
+                    f"PromptTuner: the {noun} {name!r} has the name of the column that holds "
+                    "each item's part of the tune/test split; rename the field"
+                )
+        if group is not None and group == labels:
+            raise ConfigurationError(
+                f"PromptTuner: group={group!r} is the labels field; group by a field that "
+                "names the document (e.g. doc_id)"
+            )
         if group is not None:
             check_label_name(group, who="PromptTuner", noun="group field")
             lacking = [item.item_id for item in chosen if item.fields.get(group) is None]
