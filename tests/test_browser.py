@@ -122,6 +122,7 @@ def _notebook() -> dict[str, Any]:
     # Run again after pressing Run in the page: says how the kernel ran the rescoring.
     how_it_ran = """
         print("run:", type(tuner.task).__name__, "done" if tuner.task and tuner.task.done() else "")
+        print("verdict:", tuner.verdict)
     """
     return {
         "cells": [
@@ -347,8 +348,8 @@ def test_widgets_render_respond_and_stay_safe_in_jupyterlab(lab: Lab) -> None:
 
             _pick_another_item(explorer)
             _move_the_threshold(explorer)
-            _edit_run_and_export(tuner)
-            _check_the_run_was_a_kernel_task(page, notebook)
+            verdict = _edit_run_and_export(tuner)
+            _check_the_run_was_a_kernel_task(page, notebook, verdict)
             tuner.screenshot(path=str(SCREENSHOTS / "prompt-tuner-after-run.png"))
 
             _check_payload_never_ran(page, dialogs)
@@ -438,8 +439,35 @@ def _move_the_threshold(explorer: Any) -> None:
     assert options_after < options_before
 
 
-def _edit_run_and_export(tuner: Any) -> None:
-    """Edit a template, press Run and Export; then move two offline settings and run again."""
+def _read_verdict(tuner: Any) -> str:
+    """The verdict line under the agreement table: tune and test parts, and the verdict."""
+    from playwright.sync_api import expect
+
+    line = tuner.locator(".evaltoolkit-verdict")
+    expect(line).to_contain_text("Verdict (Spearman): ")
+    expect(line).to_contain_text("Tune part: ")
+    expect(line).to_contain_text("; test part: ")
+    text: str = line.inner_text()
+    verdict = text.split("Verdict (Spearman): ", 1)[1].split(".", 1)[0]
+    assert verdict in ("confirmed on test", "not confirmed", "worse on test"), text
+    return verdict
+
+
+def _check_agreement_parts(tuner: Any) -> None:
+    """The agreement table has the three metrics on the tune part, then on the test part."""
+    from playwright.sync_api import expect
+
+    rows = tuner.locator(".evaltoolkit-agreement tbody tr")
+    expect(rows).to_have_count(6)
+    parts = [rows.nth(index).locator("td").first.inner_text() for index in range(6)]
+    assert parts == ["tune"] * 3 + ["test"] * 3
+
+
+def _edit_run_and_export(tuner: Any) -> str:
+    """Edit a template, press Run and Export; then move two offline settings and run again.
+
+    Returns the verdict the page shows after the second run.
+    """
     from playwright.sync_api import expect
 
     expect(tuner).to_contain_text("offline judge, which answers from the texts alone")
@@ -456,15 +484,18 @@ def _edit_run_and_export(tuner: Any) -> None:
     expect(status).to_contain_text("Scored 8 items before and after: 0 changed")
     expect(status).to_contain_text("Edited templates: system")
     expect(tuner.locator(".evaltoolkit-score-change tbody tr")).to_have_count(8)
-    expect(tuner.locator(".evaltoolkit-agreement tbody tr")).to_have_count(3)
+    expect(tuner).to_contain_text("confirm on 4 held-out items")
+    _check_agreement_parts(tuner)
+    # The offline judge ignores the edit: no change, so nothing for the test part to confirm.
+    assert _read_verdict(tuner) == "not confirmed"
     expect(tuner.locator(".progress-bar-success")).to_be_attached()
     tuner.locator(".widget-button", has_text="Export").click()
     expect(tuner.locator(".evaltoolkit-export")).to_contain_text("prompts = {'system':")
     expect(tuner.locator(".evaltoolkit-export")).to_contain_text("Be strict.")
-    _move_offline_settings_and_rerun(tuner)
+    return _move_offline_settings_and_rerun(tuner)
 
 
-def _move_offline_settings_and_rerun(tuner: Any) -> None:
+def _move_offline_settings_and_rerun(tuner: Any) -> str:
     """Type two settings into their sliders' readouts; Run rescores and the scores move."""
     from playwright.sync_api import expect
 
@@ -480,14 +511,18 @@ def _move_offline_settings_and_rerun(tuner: Any) -> None:
     status = tuner.locator(".evaltoolkit-status")
     expect(status).to_contain_text("Changed settings: claim_support=1, answer_share=1.")
     expect(status).not_to_contain_text(" 0 changed")
+    _check_agreement_parts(tuner)
+    verdict = _read_verdict(tuner)
     tuner.locator(".widget-button", has_text="Export").click()
     expect(tuner.locator(".evaltoolkit-export")).to_contain_text(
         "offline_settings = {'claim_support': 1.0, 'answer_share': 1.0}"
     )
+    return verdict
 
 
-def _check_the_run_was_a_kernel_task(page: Any, notebook: Any) -> None:
-    """Rerun the last cell: the Run press scheduled an asyncio Task on the kernel's loop."""
+def _check_the_run_was_a_kernel_task(page: Any, notebook: Any, verdict: str) -> None:
+    """Rerun the last cell: the Run press scheduled an asyncio Task on the kernel's loop, and
+    the verdict the page shows is the one the kernel's tuner holds."""
     from playwright.sync_api import expect
 
     last_cell = notebook.locator(".jp-CodeCell").nth(3)
@@ -495,6 +530,7 @@ def _check_the_run_was_a_kernel_task(page: Any, notebook: Any) -> None:
     last_cell.locator(".jp-InputArea-editor").click()
     page.keyboard.press("Control+Enter")  # run this cell in place
     expect(last_cell.locator(".jp-OutputArea-output")).to_contain_text("run: Task done")
+    expect(last_cell.locator(".jp-OutputArea-output")).to_contain_text(f"verdict: {verdict}")
 
 
 ANNOTATED_ITEMS = 7

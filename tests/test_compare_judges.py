@@ -275,3 +275,78 @@ def test_agreement_against_cost_draws_one_point_per_judge() -> None:
     assert points == [(0.001, 0.4), (0.02, 0.7), (0.0, 0.5)]
     with pytest.raises(ConfigurationError, match="leaderboard"):
         agreement_vs_cost(pd.DataFrame({"x": [1]}))
+
+
+def test_two_judges_compared_item_by_item_and_their_agreement_paired(
+    servers: tuple[LoopbackServer, LoopbackServer],
+) -> None:
+    good, noisy = servers
+    comparison = et.meta.judge_comparison(
+        _frame(),
+        {"good": _scorer(good), "noisy": _scorer(noisy), "noisy again": _scorer(noisy)},
+        label="consistency",
+        score="alignment",
+        n_bootstrap=0,
+        progress=False,
+    )
+    good_scores, noisy_scores = _expected(GOOD), _expected(NOISY, fail=FAILING_ITEM)
+    # Each run keeps its items' fields, so a saved run can be grouped and compared later.
+    run = comparison.results["good"]
+    assert [item.fields["doc_id"] for item in run] == DOCS
+    assert [item.fields["consistency"] for item in run] == LABELS
+    items = comparison.items()
+    judges = ["good", "noisy", "noisy again"]
+    assert items.columns.tolist() == ["item_id", "consistency", "doc_id", *judges]
+    assert items["good"].tolist() == pytest.approx(good_scores)
+    assert items["noisy"].tolist() == pytest.approx(noisy_scores, nan_ok=True)
+
+    # Per-document Spearman of each judge (scipy), the failed item left out of both.
+    kept = [i for i in range(len(LABELS)) if i != FAILING_ITEM]
+    differences = []
+    for doc in dict.fromkeys(DOCS):
+        rows = [i for i in kept if DOCS[i] == doc]
+        labels = [LABELS[i] for i in rows]
+        differences.append(
+            stats.spearmanr([good_scores[i] for i in rows], labels)[0]
+            - stats.spearmanr([noisy_scores[i] for i in rows], labels)[0]
+        )
+    row = comparison.paired("good", "noisy", n_bootstrap=500).iloc[0]
+    assert row["metric"] == "spearman_per_group"
+    assert row["agreement_a"] == pytest.approx(1.0)
+    assert row["difference"] == pytest.approx(sum(differences) / 3)
+    assert (row["n"], row["groups"]) == (11, 3.0)
+    # A resample mean of the documents' differences lies between their extremes.
+    assert min(differences) <= row["ci_low"] <= row["difference"] <= row["ci_high"]
+    assert row["ci_high"] <= max(differences)
+    assert row["ci_low"] < row["ci_high"]
+    # The same documents for both judges: a judge against itself differs by exactly 0 on
+    # every resample, though its per-document figures vary a lot between documents.
+    same = comparison.paired("noisy", "noisy again", n_bootstrap=500).iloc[0]
+    assert (same["difference"], same["ci_low"], same["ci_high"]) == (0.0, 0.0, 0.0)
+    pooled = comparison.paired("good", "noisy", metric="spearman", n_bootstrap=200).iloc[0]
+    assert pooled["difference"] == pytest.approx(
+        stats.spearmanr([good_scores[i] for i in kept], [LABELS[i] for i in kept])[0]
+        - stats.spearmanr([noisy_scores[i] for i in kept], [LABELS[i] for i in kept])[0]
+    )
+    assert pooled["ci_low"] <= pooled["difference"] <= pooled["ci_high"]
+
+    # The items on which the two judges differ most, the failed one last.
+    table = comparison.disagreements("good", "noisy", top=None)
+    assert table.columns.tolist() == [
+        "item_id",
+        "consistency",
+        "doc_id",
+        "good",
+        "noisy",
+        "difference",
+        "gap",
+    ]
+    gaps = [abs(good_scores[i] - noisy_scores[i]) for i in kept]
+    assert table["gap"].tolist()[:-1] == sorted(gaps, reverse=True)
+    assert table["item_id"].iloc[-1] == items["item_id"].iloc[FAILING_ITEM]
+    assert math.isnan(table["gap"].iloc[-1])
+    assert len(comparison.disagreements("good", "noisy", top=3)) == 3
+    with pytest.raises(ConfigurationError, match=r"no judge 'other'.*'good', 'noisy'"):
+        comparison.paired("good", "other")
+    with pytest.raises(ConfigurationError, match="unknown metric 'f1'"):
+        comparison.paired("good", "noisy", metric="f1")

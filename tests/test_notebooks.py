@@ -170,6 +170,27 @@ def _tagged_outputs(notebook: Any, tag: str) -> list[Any]:
     return list(cells[0].outputs)
 
 
+def _shown_table(notebook: Any, tag: str) -> list[dict[str, str]]:
+    """The DataFrame a cell tagged ``tag`` showed, read from its HTML (the plain-text form
+    wraps wide frames), one dict of cell texts per row, keyed by column name."""
+    html = next(
+        output.data["text/html"]
+        for output in _tagged_outputs(notebook, tag)
+        if "text/html" in output.get("data", {})
+    )
+    head = re.search(r"<thead>(.*?)</thead>", html, re.S)
+    body = re.search(r"<tbody>(.*?)</tbody>", html, re.S)
+    assert head is not None and body is not None, html[:500]
+    header_row = re.findall(r"<tr[^>]*>(.*?)</tr>", head.group(1), re.S)[0]
+    cell_text = re.compile(r"<t[hd][^>]*>(.*?)</t[hd]>", re.S)
+    columns = [re.sub(r"<[^>]+>", "", cell).strip() for cell in cell_text.findall(header_row)]
+    rows = []
+    for row in re.findall(r"<tr[^>]*>(.*?)</tr>", body.group(1), re.S):
+        cells = [re.sub(r"<[^>]+>", "", cell).strip() for cell in cell_text.findall(row)]
+        rows.append(dict(zip(columns[1:], cells[1:], strict=True)))  # less the index
+    return rows
+
+
 _SUMMARY = re.compile(r"'([\w-]+)': ScoreSummary\(mean=([0-9.]+|nan), scored=(\d+), failed=(\d+)\)")
 
 
@@ -323,22 +344,77 @@ def _demo_faults() -> dict[str, str]:
 def _check_prompt_tuning(notebook: Any, folder: Path) -> None:
     """Notebook 03: the tuner compared before and after on every sampled item; the model
     cell has its heading right above it."""
-    text = _tagged_text(notebook, "tuner-comparison")
-    header, *rows = text.strip().splitlines()
-    assert header.split() == ["item_id", "before", "after", "change", "human_score"]
-    assert len(rows) == 5
-    for row in rows:
-        before, after, change = (float(value) for value in row.split()[2:5])
+    compared = _shown_table(notebook, "tuner-comparison")
+    assert list(compared[0]) == [
+        "item_id",
+        "before",
+        "after",
+        "change",
+        "human_score",
+        "doc_id",
+        "part",
+    ]
+    assert len(compared) == 5
+    for row in compared:
+        before, after, change = (float(row[name]) for name in ("before", "after", "change"))
         assert change == pytest.approx(after - before, abs=1e-4)
-    # The offline settings moved: agreement with the human labels before and after differs.
-    settings = _tagged_text(notebook, "settings-agreement").strip().splitlines()
-    assert settings[0].split() == ["metric", "before", "after", "change"]
-    rows = {line.split()[1]: [float(v) for v in line.split()[2:5]] for line in settings[1:]}
-    assert set(rows) == {"spearman", "kendall", "pearson"}
-    for before, after, change in rows.values():
+        assert row["part"] in ("tune", "test")
+    # The offline settings moved: agreement with the human labels before and after differs,
+    # on a tune part and on a test part, each change with its interval.
+    shown = _shown_table(notebook, "settings-agreement")
+    assert list(shown[0]) == [
+        "part",
+        "metric",
+        "before",
+        "after",
+        "change",
+        "change_ci_low",
+        "change_ci_high",
+        "verdict",
+    ]
+    figure_columns = ["before", "after", "change", "change_ci_low", "change_ci_high"]
+    table = {
+        (row["part"], row["metric"]): [float(row[name]) for name in figure_columns] for row in shown
+    }
+    verdicts = {(row["part"], row["metric"]): row["verdict"] for row in shown}
+    assert set(table) == {
+        (p, m) for p in ("tune", "test") for m in ("spearman", "kendall", "pearson")
+    }
+    for before, after, change, low, high in table.values():
         assert -1.0 <= before <= 1.0 and -1.0 <= after <= 1.0
         assert change == pytest.approx(after - before, abs=2e-3)
-    assert any(abs(change) > 0 for _, _, change in rows.values())
+        assert low - 1e-3 <= change <= high + 1e-3
+    assert any(abs(change) > 0 for _, _, change, _, _ in table.values())
+    assert {verdicts[("tune", m)] for m in ("spearman", "kendall", "pearson")} == {"None"}
+    # The verdict line reads the test part's Spearman row, and says what its interval says.
+    verdict_lines = _tagged_text(notebook, "settings-verdict").strip().splitlines()
+    figures = {}
+    for line in verdict_lines[:2]:
+        parsed = re.fullmatch(
+            r"(Tune|Test) part \((\d+) summaries\): Spearman (-?[0-9.]+) -> (-?[0-9.]+), "
+            r"change ([-+][0-9.]+) \[([-+][0-9.]+), ([-+][0-9.]+)\]",
+            line,
+        )
+        assert parsed is not None, line
+        figures[parsed[1].lower()] = [float(value) for value in parsed.groups()[2:]]
+        assert figures[parsed[1].lower()] == pytest.approx(
+            table[(parsed[1].lower(), "spearman")], abs=1e-3
+        )
+    # Whole documents on each side: the demo's 16 summaries of 5 documents, split 3 to 2.
+    sizes = {line.split()[0].lower(): int(line.split()[2][1:]) for line in verdict_lines[:2]}
+    assert sizes == {"tune": 10, "test": 6}
+    verdict = verdict_lines[2].removeprefix("Verdict: ")
+    assert verdict == verdicts[("test", "spearman")]
+    tune_change = figures["tune"][2]
+    low, high = figures["test"][3], figures["test"][4]
+    expected = (
+        "confirmed on test"
+        if (tune_change > 0 and low > 0) or (tune_change < 0 and high < 0)
+        else "worse on test"
+        if high < 0
+        else "not confirmed"
+    )
+    assert verdict == expected
     # The heading and the sentence about the model cell stand right above that cell.
     model_cell = next(
         index
@@ -468,11 +544,65 @@ def _check_report_and_leaderboard(notebook: Any, folder: Path) -> None:
         assert int(row["scored"]) > 0
     board = _tagged_text(notebook, "leaderboard")
     assert "default" in board and "strict answers" in board
+    _check_paired_judges(notebook, {row["judge"]: float(row["value"]) for row in rows if row})
     report = folder / "results" / "report_and_leaderboard.html"
     page = report.read_text(encoding="utf-8")
     assert "Judge leaderboard" in page
     assert "Run: default" in page and "Run: strict answers" in page
     assert "wrote ../results/report_and_leaderboard.html" in _tagged_text(notebook, "report")
+
+
+def _check_paired_judges(notebook: Any, agreement: dict[str, float]) -> None:
+    """Notebook 06: the paired difference of the two judges' agreement, its reading, the
+    item-by-item comparison of their runs and its figure."""
+    lines = _tagged_text(notebook, "paired-agreement").strip().splitlines()
+    paired = re.fullmatch(
+        r"default minus strict answers: ([-+][0-9.]+) \[([-+][0-9.]+), ([-+][0-9.]+)\] "
+        r"\(spearman_per_group, paired bootstrap over (\d+) documents\)",
+        lines[0],
+    )
+    assert paired is not None, lines
+    difference, low, high = (float(value) for value in paired.groups()[:3])
+    benchmarks = find_benchmarks() is not None
+    if benchmarks:
+        # Every document has both judges' figure: the difference of the two leaderboard
+        # figures (each printed to 3 decimals). On the demo data a document where one judge's
+        # scores are constant drops out of the pair only.
+        assert difference == pytest.approx(
+            agreement["default"] - agreement["strict answers"], abs=2.5e-3
+        )
+    assert low <= difference <= high
+    if low > 0 or high < 0:
+        better = "default" if difference > 0 else "strict answers"
+        assert lines[1] == f"The interval excludes 0: {better} agrees better with relevance."
+    else:
+        assert lines[1] == "The interval includes 0: the data cannot tell the two settings apart."
+    if benchmarks:  # SummEval dev: 50 documents, and a real difference
+        assert int(paired[4]) == 50
+        assert low > 0
+    # The items on which the settings differ most, largest gap first, with their fields.
+    disagreements = _shown_table(notebook, "disagreements")
+    assert list(disagreements[0])[:3] == ["item_id", "relevance", "doc_id"]
+    gaps = [float(row["gap"]) for row in disagreements]
+    assert len(gaps) == 8 and gaps == sorted(gaps, reverse=True)
+    for row in disagreements:
+        assert float(row["difference"]) == pytest.approx(
+            float(row["default"]) - float(row["strict answers"]), abs=2e-3
+        )
+    # The stricter reading of answers acts on coverage alone, and never raises it.
+    compared = {row["score"]: row for row in _shown_table(notebook, "compare-runs")}
+    assert set(compared) == {"score", "alignment", "coverage"}
+    assert float(compared["alignment"]["difference"]) == 0.0
+    assert int(compared["coverage"]["wins"]) == 0
+    assert int(compared["coverage"]["losses"]) > 0
+    coverage = compared["coverage"]
+    assert float(coverage["ci_low"]) <= float(coverage["difference"]) <= float(coverage["ci_high"])
+    images = [
+        o
+        for o in _tagged_outputs(notebook, "paired-differences")
+        if "image/png" in o.get("data", {})
+    ]
+    assert len(images) == 1
 
 
 def _check_scaling_out(notebook: Any, folder: Path) -> None:

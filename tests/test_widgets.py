@@ -477,7 +477,8 @@ def test_the_offline_settings_tab_reruns_and_reports_the_agreement(
     assert comparison.set_index("item_id")["after"].to_dict() == pytest.approx(by_item)
     assert (comparison["change"] != 0).any()
     assert tuner.agreement is not None
-    assert list(tuner.agreement.metric) == ["spearman", "kendall", "pearson"]
+    assert list(tuner.agreement.part) == ["tune"] * 3 + ["test"] * 3
+    assert list(tuner.agreement.metric) == ["spearman", "kendall", "pearson"] * 2
     assert (tuner.agreement.before != tuner.agreement.after).any()
     status = tuner.status.value
     assert "Changed settings: claim_support=1, answer_share=1." in status
@@ -500,20 +501,28 @@ def test_run_rescores_the_sample_and_shows_the_change_and_agreement(
     rows: list[dict[str, Any]],
 ) -> None:
     tuner = PromptTuner(
-        et.create_summarization_scorer(), rows, labels="human_score", sample=8, seed=None
+        et.create_summarization_scorer(), rows, labels="human_score", sample=16, seed=None
     )
-    assert tuner.items == [row["id"] for row in rows[:8]]
+    assert tuner.items == [row["id"] for row in rows[:16]]
     tuner.textareas["coverage"].value += "\nAnswer strictly."
     tuner.run_button.click()  # no event loop here: the run completes before click() returns
 
     comparison = tuner.comparison
     assert comparison is not None
-    assert list(comparison.columns) == ["item_id", "before", "after", "change", "human_score"]
+    assert list(comparison.columns) == [
+        "item_id",
+        "before",
+        "after",
+        "change",
+        "human_score",
+        "doc_id",
+        "part",
+    ]
     assert sorted(comparison.item_id) == sorted(tuner.items)
     assert (comparison.change == 0).all()  # the offline judge ignores prompts
-    assert tuner.progress.value == tuner.progress.max == 16  # before and after runs
+    assert tuner.progress.value == tuner.progress.max == 32  # before and after runs
     table_rows = _table_rows(tuner.results.value, "evaltoolkit-score-change")
-    assert len(table_rows) == 8
+    assert len(table_rows) == 16
     first = comparison.iloc[0]
     assert table_rows[0] == [
         str(first.item_id),
@@ -521,22 +530,29 @@ def test_run_rescores_the_sample_and_shows_the_change_and_agreement(
         f"{first.after:.3f}",
         "0.000",
         str(first.human_score),
+        first.part,
     ]
     status = tuner.status.value
-    assert "Scored 8 items before and after: 0 changed" in status
+    assert "Scored 16 items before and after: 0 changed" in status
     assert "Edited templates: coverage" in status
     assert "offline judge ignores prompts" in status
 
     agreement = tuner.agreement
     assert agreement is not None
-    assert list(agreement.metric) == ["spearman", "kendall", "pearson"]
+    assert list(agreement.metric) == ["spearman", "kendall", "pearson"] * 2
     assert (agreement.before == agreement.after).all()
+    sizes = comparison["part"].value_counts()
     shown = _table_rows(tuner.results.value, "evaltoolkit-agreement")
-    assert [row[0] for row in shown] == ["Spearman", "Kendall", "Pearson"]
-    assert all(row[3] == "0.000" and row[4] == "8" for row in shown)
+    assert [row[:2] for row in shown] == [
+        [part, metric] for part in ("tune", "test") for metric in ("Spearman", "Kendall", "Pearson")
+    ]
+    for part, _, _, _, change, n, verdict in shown:
+        assert change.startswith("0.000") and n == str(sizes[part])
+        assert verdict == ("not confirmed" if part == "test" else "")
+    assert tuner.verdict == "not confirmed"  # no change cannot be confirmed
 
     tuner.run_button.click()  # the "before" scores are computed once
-    assert tuner.progress.max == 8
+    assert tuner.progress.max == 16
 
 
 def test_boolean_labels_add_auroc(tmp_path: Path) -> None:
@@ -550,8 +566,10 @@ def test_boolean_labels_add_auroc(tmp_path: Path) -> None:
     comparison = tuner.run_sync()
     assert len(comparison) == 10
     assert tuner.agreement is not None
-    assert list(tuner.agreement.metric) == ["spearman", "kendall", "pearson", "auroc"]
+    assert list(tuner.agreement.metric) == ["spearman", "kendall", "pearson", "auroc"] * 2
     assert "AUROC" in tuner.results.value
+    assert tuner.group is None  # no doc_id: each answer is its own group
+    assert "Verdict (AUROC)" in tuner.results.value
 
 
 def test_export_returns_only_the_changed_templates(rows: list[dict[str, Any]]) -> None:
@@ -643,11 +661,196 @@ def test_prompt_tuner_rejects_bad_arguments(rows: list[dict[str, Any]]) -> None:
         PromptTuner(et.create_summarization_scorer(), renamed, labels="change")
     with pytest.raises(ConfigurationError, match="sample"):
         PromptTuner(et.create_summarization_scorer(), rows, sample=0)
+    parted = [{**row, "part": row["human_score"]} for row in rows]
+    with pytest.raises(ConfigurationError, match="labels field 'part' has the name of the col"):
+        PromptTuner(et.create_summarization_scorer(), parted, labels="part")
+    with pytest.raises(ConfigurationError, match="group='human_score' is the labels field"):
+        PromptTuner(
+            et.create_summarization_scorer(), rows, labels="human_score", group="human_score"
+        )
     tuner = PromptTuner(et.create_summarization_scorer(), rows, sample=4)
     tuner.textareas["reason"].value += " Be brief."
     assert repr(tuner) == (
         "PromptTuner(summarization, judge='offline', 4 sampled items, 1 edited template(s))"
     )
+
+
+# A rating judge whose edited prompt helps the tune part, and on the test part does nothing,
+# helps as well, or hurts: the verdict must follow the test part alone.
+_HELPFUL_EDIT = "Rate by how much of the source the answer keeps."
+_RATING_STEP = et.Step(
+    name="rate",
+    prompt="Rate this answer from 0 to 15: {{output}}",
+    schema={
+        "type": "object",
+        "properties": {"rating": {"type": "number"}},
+        "required": ["rating"],
+    },
+)
+
+
+def _rated_items() -> list[dict[str, Any]]:
+    """16 answers on 8 documents, labelled 0 to 15."""
+    return [
+        {
+            "id": f"answer-{i}",
+            "doc_id": f"doc-{i // 2}",
+            "input": "q",
+            "output": f"answer-{i}",
+            "label": float(i),
+        }
+        for i in range(16)
+    ]
+
+
+def _rating_tuner(on_test: str) -> PromptTuner:
+    from fake_judge import FakeJudge
+    from loopback_server import reply
+
+    items = _rated_items()
+    in_test = set(et.meta.tune_test_split(items, seed=0).pipe(lambda s: s[s == "test"]).index)
+    labels = {item["id"]: item["label"] for item in items}
+
+    def rate(body: dict[str, Any]) -> Any:
+        prompt = "\n".join(str(message["content"]) for message in body["messages"])
+        item_id = re.search(r"answer-\d+", prompt.split("Rate this answer")[-1])
+        assert item_id is not None
+        label = labels[item_id.group(0)]
+        test_item = item_id.group(0) in in_test
+        # Before the edit: a poor rating, except where the edit is to hurt a good one.
+        rating = label if test_item and on_test == "hurts" else (7 * label) % 16
+        if _HELPFUL_EDIT in prompt:
+            if not test_item or on_test == "helps":
+                rating = label
+            elif on_test == "hurts":
+                rating = -label
+        return reply({"rating": rating})
+
+    judge = FakeJudge()
+    judge.set_responder(rate)
+    scorer = et.create_judged_scorer(
+        id="rating",
+        steps=[_RATING_STEP],
+        score=lambda context: float(context.replies["rate"]["rating"]),
+        model=judge,
+    )
+    return PromptTuner(scorer, items, labels="label", sample=16)
+
+
+@pytest.mark.parametrize(
+    ("on_test", "verdict"),
+    [
+        ("nothing", "not confirmed"),
+        ("helps", "confirmed on test"),
+        ("hurts", "worse on test"),
+    ],
+)
+def test_an_edit_that_helps_the_tune_part_is_judged_on_the_test_part(
+    on_test: str, verdict: str
+) -> None:
+    tuner = _rating_tuner(on_test)
+    assert tuner.split is not None and tuner.group == "doc_id"
+    tuner.textareas["rate"].value = _RATING_STEP.prompt + " " + _HELPFUL_EDIT
+    comparison = tuner.run_sync()
+    # One document never sits on both sides of the split.
+    assert comparison.groupby("doc_id")["part"].nunique().max() == 1
+    assert set(comparison["part"]) == {"tune", "test"}
+    agreement = tuner.agreement
+    assert agreement is not None
+    spearman = agreement[agreement.metric == "spearman"].set_index("part")
+    tune, test = spearman.loc["tune"], spearman.loc["test"]
+    # The edit helps the tune part: its Spearman ends at 1, the interval of the change above 0.
+    assert tune.after == pytest.approx(1.0) and tune.change_ci_low > 0
+    # On the test part the change is exactly what the judge was scripted to do.
+    test_rows = comparison[comparison.part == "test"]
+    expected_after = {
+        "nothing": test_rows.before,
+        "helps": test_rows.label,
+        "hurts": -test_rows.label,
+    }[on_test]
+    assert list(test_rows.after) == pytest.approx(list(expected_after))
+    if on_test == "nothing":
+        assert (test.change, test.change_ci_low, test.change_ci_high) == (0.0, 0.0, 0.0)
+    assert tuner.verdict == verdict == test.verdict
+    shown = re.sub(r"<[^>]+>", "", tuner.results.value)
+    assert f"Verdict (Spearman): {verdict}." in shown
+    tune_interval = f"[{tune.change_ci_low:.2f}, {tune.change_ci_high:.2f}]"
+    assert f"Tune part: {tune.change:+.3f} {tune_interval} over {int(tune.n)} items" in shown
+    # The export carries the evidence it was chosen on.
+    assert tuner.export() == {"rate": _RATING_STEP.prompt + " " + _HELPFUL_EDIT}
+    record = tuner.exported_record
+    assert record is not None
+    assert record["verdict"] == verdict
+    assert record["agreement"]["test"]["spearman"]["change"] == pytest.approx(test.change)
+    assert record["agreement"]["tune"]["spearman"]["after"] == pytest.approx(1.0)
+    assert record["split"] == {
+        "group": "doc_id",
+        "test_share": 0.5,
+        "seed": 0,
+        "tune_items": 8,
+        "test_items": 8,
+    }
+    json.dumps(record)  # plain values, ready to save beside the prompts
+    # Edited again after the run: the evidence no longer belongs to the export.
+    tuner.textareas["rate"].value += " Again."
+    tuner.export()
+    assert tuner.exported_record is not None
+    assert tuner.exported_record["agreement"] == {}
+    assert tuner.exported_record["verdict"] is None
+
+
+def test_the_tuner_says_what_it_cannot_measure(rows: list[dict[str, Any]]) -> None:
+    scorer = et.create_summarization_scorer()
+    unlabelled = PromptTuner(scorer, rows, sample=16)
+    assert unlabelled.split is None
+    assert "cannot measure agreement with human labels" in unlabelled.split_view.value
+    unlabelled.run_sync()
+    assert unlabelled.agreement is None and unlabelled.verdict is None
+    assert "evaltoolkit-agreement" not in unlabelled.results.value
+    # The first 8 demo summaries come from 3 documents: too few for two parts of 2.
+    few = PromptTuner(scorer, rows, labels="human_score", sample=8, seed=None, n_bootstrap=0)
+    assert few.split is None
+    assert "3 groups of &#39;doc_id&#39;" in few.split_view.value
+    assert "it needs at least 4" in few.split_view.value
+    few.run_sync()
+    assert few.agreement is not None and set(few.agreement.part) == {"all"}
+    assert few.verdict is None
+    assert "No verdict" in few.results.value
+    # A larger test share needs more groups, and says so.
+    assert (
+        "needs at least 6"
+        in PromptTuner(
+            scorer, rows, labels="human_score", sample=16, test_share=0.7
+        ).split_view.value
+    )
+    with pytest.raises(ConfigurationError, match="test_share"):
+        PromptTuner(scorer, rows, labels="human_score", test_share=1.0)
+    with pytest.raises(ConfigurationError, match="no 'topic' field"):
+        PromptTuner(scorer, rows, labels="human_score", group="topic")
+
+
+def test_the_split_and_verdict_are_escaped() -> None:
+    items = [
+        {
+            "id": f"{SCRIPT}-{i}",
+            "doc_id": f"{IMG}-{i % 4}",
+            "input": "q",
+            "output": "a",
+            "label": float(i),
+        }
+        for i in range(8)
+    ]
+    tuner = PromptTuner(
+        et.create_answer_similarity_scorer(require_ground_truth=False),
+        items,
+        labels="label",
+        group="doc_id",
+        n_bootstrap=20,
+    )
+    tuner.run_sync()
+    for markup in (tuner.intro.value, tuner.results.value, tuner.status.value):
+        assert "<script" not in markup.lower() and "<img" not in markup.lower()
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;-0" in tuner.results.value
 
 
 def _model_judge_replies(strict_marker: str) -> Mapping[str, Callable[[dict[str, Any]], Any]]:

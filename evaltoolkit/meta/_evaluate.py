@@ -144,11 +144,34 @@ def _require(frame: pd.DataFrame, column: str, option: str) -> None:
         )
 
 
+# Names an item field may not take: the item's own parts.
+_ITEM_PARTS = frozenset({"id", "item_id", "input", "output", "ground_truth", "groundTruth"})
+
+
+def _carried_fields(row: Mapping[Any, Any], used: Sequence[str | None]) -> dict[str, Any]:
+    """The row's plain values (document, system, labels) that go with its item into the run.
+
+    So a saved run, the views and the report can group and compare items by them.
+    """
+    return {
+        str(name): value
+        for name, value in row.items()
+        if name not in used
+        and name not in _ITEM_PARTS
+        and (value is None or isinstance(value, str | int | float | bool))
+    }
+
+
 def _summarization_items(frame: pd.DataFrame, source: str, summary: str) -> list[dict[str, Any]]:
     _require(frame, source, "--source-col")
     _require(frame, summary, "--summary-col")
     return [
-        {"id": position, "input": row[source], "output": row[summary]}
+        {
+            **_carried_fields(row, (source, summary)),
+            "id": position,
+            "input": row[source],
+            "output": row[summary],
+        }
         for position, row in enumerate(frame.to_dict(orient="records"))
     ]
 
@@ -170,6 +193,7 @@ def _reference_items(
         for alternative, truth in enumerate(references):
             items.append(
                 {
+                    **_carried_fields(row, (question, answer, reference)),
                     "id": f"{position}#{alternative}",
                     "input": row[question] if question is not None else row[answer],
                     "output": row[answer],

@@ -21,6 +21,7 @@ from ..meta import (
     check_label_name,
     compare_scores,
     is_labels_source,
+    tune_test_split,
 )
 from ..records import EvalResult, ItemResult
 from ..runner import arun_evals
@@ -39,6 +40,8 @@ _METRIC_NAMES = {
     "auroc": "AUROC",
 }
 _CHANGE_TOLERANCE = 1e-12
+_PART_COLUMN = "part"
+_DEFAULT_GROUP = "doc_id"
 
 
 def _factory_name(scorer: Any) -> str:
@@ -128,13 +131,24 @@ class PromptTuner(View):
     kernel's event loop, with a progress bar; in plain Python, with no loop running, it runs
     to completion before returning. The first run also scores the sample with the unedited
     scorer (the "before" scores, computed once). Then a table shows each item's score before
-    and after and the change, and, given ``labels``, the agreement with the human labels
-    before and after (Spearman, Kendall and Pearson, plus AUROC for boolean labels, from
-    :func:`evaltoolkit.meta.agreement`). With a model judge, calls whose prompt did not change
-    come from the judge cache, so they cost nothing.
+    and after and the change. With a model judge, calls whose prompt did not change come from
+    the judge cache, so they cost nothing.
+
+    Given ``labels``, the sampled items are split once into a **tune** part and a **test**
+    part by :func:`evaltoolkit.meta.tune_test_split`, whole groups at a time (``doc_id`` when
+    the items have it), so that one document never sits on both sides. Every run scores both
+    parts; the agreement table (from :func:`evaltoolkit.meta.agreement_change`) shows the
+    agreement with the labels before and after on each part (Spearman, Kendall and Pearson,
+    plus AUROC for boolean labels) and each change with its paired bootstrap interval, and
+    one plain verdict on the first metric: ``confirmed on test``, ``not confirmed`` or
+    ``worse on test``. Tune on what the tune part shows; believe what the test part confirms.
+    Without labels the tuner compares scores only; with too few groups for two parts it says
+    how many it needs and measures agreement on the whole sample, without a verdict.
 
     "Export" returns (and shows) the templates that differ from the scorer's defaults, ready
-    for ``create_*_scorer(prompts=...)``.
+    for ``create_*_scorer(prompts=...)``; ``exported_record`` holds them with the offline
+    settings and the evidence they were chosen on (the tune and test agreement and the
+    verdict), ready for ``json.dump``.
 
     The built-in offline judge ignores prompts; the tuner then says so, and how to switch to
     a model, instead of pretending that edits matter. Where the offline judge has settings
@@ -155,9 +169,17 @@ class PromptTuner(View):
         results: The score change table and agreement table.
         export_view: The exported prompts.
         comparison: The last run's per-item comparison (DataFrame), None before a run.
-        agreement: The last run's agreement before and after (DataFrame), None without labels.
+        agreement: The last run's agreement before and after, one row per part and metric
+            (DataFrame, see :func:`evaltoolkit.meta.agreement_change`), None without labels.
+        verdict: The last run's verdict on the test part, None without a split or a run.
+        split: ``"tune"`` or ``"test"`` by item id (a Series), None without labels or when
+            the sample holds too few groups for two parts.
+        split_note: Why there is no split (no labels, too few groups), else "".
         exported: The last exported prompts, None before an export.
         exported_settings: The last exported offline settings, None before an export.
+        exported_record: The last export with its evidence: ``scorer``, ``prompts``,
+            ``offline_settings``, ``label``, ``split`` and ``agreement`` (the tune and test
+            rows of the last run, before the export), ``verdict``; None before an export.
         task: The task of the last run started inside an event loop.
 
     Example:
@@ -168,7 +190,11 @@ class PromptTuner(View):
         >>> tuner.textareas["coverage"].value += "\\nBe strict."
         >>> frame = tuner.run_sync()
         >>> list(frame.columns)
-        ['item_id', 'before', 'after', 'change', 'human_score']
+        ['item_id', 'before', 'after', 'change', 'human_score', 'doc_id', 'part']
+        >>> sorted(tuner.agreement["part"].unique())
+        ['test', 'tune']
+        >>> tuner.verdict in ("confirmed on test", "not confirmed", "worse on test")
+        True
         >>> list(tuner.export())
         ['coverage']
     """
@@ -183,6 +209,8 @@ class PromptTuner(View):
         seed: int | None = 0,
         concurrency: int = 8,
         n_bootstrap: int = 200,
+        test_share: float = 0.5,
+        group: str | None = None,
     ) -> None:
         """Build the view (nothing is scored until Run).
 
@@ -194,14 +222,18 @@ class PromptTuner(View):
                 :func:`~evaltoolkit.meta.read_labels`) holding one label, resolved per item
                 (the mean of its annotators, or the majority).
             sample: How many items to rescore.
-            seed: Seed of the sample drawn from the data (in data order); None takes the
-                first ``sample`` items.
+            seed: Seed of the sample drawn from the data (in data order) and of the tune/test
+                split; None takes the first ``sample`` items (and splits with seed 0).
             concurrency: Items and judge calls in flight during a run.
             n_bootstrap: Bootstrap resamples for the agreement intervals (0: none).
+            test_share: The share of the sample's groups in the test part.
+            group: The item field kept on one side of the split (default ``doc_id`` when
+                every sampled item has one, else each item is its own group).
 
         Raises:
-            ConfigurationError: A scorer without templates, a bad ``sample``, or a ``labels``
-                field that the items lack or that holds neither numbers nor booleans.
+            ConfigurationError: A scorer without templates, a bad ``sample`` or
+                ``test_share``, a ``labels`` field that the items lack or that holds neither
+                numbers nor booleans, or a ``group`` field that a sampled item lacks.
         """
         if not isinstance(scorer, JudgedScorer) or not scorer.prompts:
             raise ConfigurationError(
@@ -223,6 +255,36 @@ class PromptTuner(View):
         chosen = _sample(readable, sample, seed)
         if label_field is not None:
             self._check_labels(label_field, chosen)
+        if not (
+            isinstance(test_share, int | float)
+            and not isinstance(test_share, bool)
+            and 0.0 < test_share < 1.0
+        ):
+            raise ConfigurationError(
+                f"PromptTuner: test_share must lie strictly between 0 and 1 (e.g. 0.5), got "
+                f"{test_share!r}"
+            )
+        for name, noun in ((label_field, "labels field"), (group, "group field")):
+            if name == _PART_COLUMN:
+                raise ConfigurationError(
+                    f"PromptTuner: the {noun} {name!r} has the name of the column that holds "
+                    "each item's part of the tune/test split; rename the field"
+                )
+        if group is not None and group == label_field:
+            raise ConfigurationError(
+                f"PromptTuner: group={group!r} is the labels field; group by a field that "
+                "names the document (e.g. doc_id)"
+            )
+        if group is not None:
+            check_label_name(group, who="PromptTuner", noun="group field")
+            lacking = [item.item_id for item in chosen if item.fields.get(group) is None]
+            if lacking:
+                raise ConfigurationError(
+                    f"PromptTuner: {len(lacking)} sampled item(s) have no {group!r} field "
+                    f"(e.g. {lacking[0]!r}); give every item one, or leave group=None"
+                )
+        elif chosen and all(item.fields.get(_DEFAULT_GROUP) is not None for item in chosen):
+            group = _DEFAULT_GROUP
         self.scorer: JudgedScorer = scorer
         self.label_column = label_field
         self.concurrency = concurrency
@@ -232,11 +294,37 @@ class PromptTuner(View):
         self._total_items = len(items)
         self._unreadable = len(items) - len(readable)
         self._seed = seed
+        self.test_share = float(test_share)
+        self.group = group
+        self.split: pd.Series | None = None
+        self.split_note = ""
+        if labels is None:
+            self.split_note = (
+                "No labels: the tuner compares the scores before and after, but cannot "
+                "measure agreement with human labels; pass labels=<field> to see it on a "
+                "tune part and a held-out test part."
+            )
+        else:
+            try:
+                self.split = tune_test_split(
+                    self._data,
+                    test_share=test_share,
+                    seed=0 if seed is None else seed,
+                    group=group,
+                )
+            except ConfigurationError as error:
+                self.split_note = (
+                    f"No tune/test split: {str(error).removeprefix('tune_test_split: ')}. The "
+                    "agreement below is measured on the items it was tuned on, with no verdict."
+                )
         self._before: EvalResult | None = None
         self.comparison: pd.DataFrame | None = None
         self.agreement: pd.DataFrame | None = None
+        self.verdict: str | None = None
         self.exported: dict[str, str] | None = None
         self.exported_settings: dict[str, Any] | None = None
+        self.exported_record: dict[str, Any] | None = None
+        self._last_run_edits: tuple[dict[str, str], dict[str, float]] | None = None
         self.task: asyncio.Task[pd.DataFrame] | None = None
 
         self.setting_specs = tuple(scorer.offline_setting_specs) if self.offline else ()
@@ -262,6 +350,9 @@ class PromptTuner(View):
             value=0, min=0, max=max(1, len(self._data)), description="0 scored"
         )
         self.intro = widgets.HTML(value=str(self._intro_html()))
+        self.split_view = widgets.HTML(
+            value=str(note(self.split_note, kind="warning")) if self.split_note else ""
+        )
         self.offline_note = widgets.HTML(
             value=str(note(offline_note_text(scorer), kind="warning")) if self.offline else ""
         )
@@ -276,6 +367,7 @@ class PromptTuner(View):
         self.widget = widgets.VBox(
             [
                 self.intro,
+                self.split_view,
                 self.offline_note,
                 self.tabs,
                 widgets.HBox([self.run_button, self.export_button, self.progress]),
@@ -353,6 +445,14 @@ class PromptTuner(View):
             text += f" {self._unreadable} unreadable items are left out."
         if self.label_column:
             text += f" Human labels: {self.label_column}."
+        if self.split is not None:
+            counts = self.split.value_counts()
+            kept = f"by {self.group!r}" if self.group else "item by item"
+            text += (
+                f" Split once ({kept}, test share {self.test_share:g}): tune on "
+                f"{counts.get('tune', 0)} items, confirm on {counts.get('test', 0)} held-out "
+                "items."
+            )
         return Markup(f"<div>{esc(text)}</div>")
 
     @property
@@ -404,6 +504,7 @@ class PromptTuner(View):
         exported = tuned.prompts.changed
         self.exported = exported
         self.exported_settings = self._changed_settings(tuned)
+        self.exported_record = self._record(exported, self.exported_settings)
         factory = _factory_name(self.scorer)
         if self.exported_settings:
             code = (
@@ -444,6 +545,31 @@ class PromptTuner(View):
             shown = note("Nothing to export: every template is the default one.")
         self.export_view.value = str(shown)
         return exported
+
+    def _record(self, prompts: dict[str, str], settings: dict[str, Any]) -> dict[str, Any]:
+        """The export with the evidence it was chosen on, as plain values (JSON-ready)."""
+        # The evidence is that of the last run only if it ran with what is exported now.
+        ran_on_these = self._last_run_edits == (self.edited_prompts(), self.edited_settings())
+        record: dict[str, Any] = {
+            "scorer": self.scorer.id,
+            "judge": self.scorer.judge_model,
+            "prompts": dict(prompts),
+            "offline_settings": dict(settings),
+            "label": self.label_column,
+            "split": None,
+            "agreement": self._evidence() if ran_on_these else {},
+            "verdict": self.verdict if ran_on_these else None,
+        }
+        if self.split is not None:
+            counts = self.split.value_counts()
+            record["split"] = {
+                "group": self.group,
+                "test_share": self.test_share,
+                "seed": 0 if self._seed is None else self._seed,
+                "tune_items": int(counts.get("tune", 0)),
+                "test_items": int(counts.get("test", 0)),
+            }
+        return record
 
     @staticmethod
     def _changed_settings(scorer: JudgedScorer) -> dict[str, Any]:
@@ -498,8 +624,10 @@ class PromptTuner(View):
         except ConfigurationError as error:
             self.status.value = str(note(f"Not run: {error}", kind="error"))
             raise
-        edited = list(self.edited_prompts())
+        edited_texts = self.edited_prompts()
+        edited = list(edited_texts)
         settings = self.edited_settings()
+        self._last_run_edits = None
         self.run_button.disabled = True
         self.results.value = ""
         runs = 1 if self._before is not None else 2
@@ -512,13 +640,11 @@ class PromptTuner(View):
             if self._before is None:
                 self._before = await self._score(self.scorer)
             after = await self._score(tuned)
-            comparison = compare_scores(self._before, after, label=self.label_column)
+            comparison = self._compare(after)
             self.comparison = comparison
-            self.agreement = (
-                agreement_change(comparison, self.label_column, n_bootstrap=self.n_bootstrap)
-                if self.label_column
-                else None
-            )
+            self.agreement = self._agreement(comparison)
+            self.verdict = self._verdict()
+            self._last_run_edits = (edited_texts, settings)
             self.status.value = str(self._status_html(comparison, after, edited, settings))
             self.results.value = str(self._results_html(comparison))
             self.progress.bar_style = "success"
@@ -531,6 +657,58 @@ class PromptTuner(View):
             raise
         finally:
             self.run_button.disabled = False
+
+    def _compare(self, after: EvalResult) -> pd.DataFrame:
+        assert self._before is not None
+        fields = [self.group] if self.group and self.label_column else []
+        comparison = compare_scores(self._before, after, label=self.label_column, fields=fields)
+        if self.split is not None:
+            comparison[_PART_COLUMN] = [self.split[item_id] for item_id in comparison["item_id"]]
+        return comparison
+
+    def _agreement(self, comparison: pd.DataFrame) -> pd.DataFrame | None:
+        if not self.label_column:
+            return None
+        return agreement_change(
+            comparison,
+            self.label_column,
+            group=self.group,
+            split=_PART_COLUMN if self.split is not None else None,
+            n_bootstrap=self.n_bootstrap,
+            seed=0 if self._seed is None else self._seed,
+        )
+
+    def _primary_metric(self) -> str | None:
+        """The metric the verdict is read on: AUROC for boolean labels, else Spearman."""
+        if self.agreement is None or not len(self.agreement):
+            return None
+        metrics = list(self.agreement["metric"])
+        return "auroc" if "auroc" in metrics else str(metrics[0])
+
+    def _verdict(self) -> str | None:
+        metric = self._primary_metric()
+        if self.agreement is None or self.split is None or metric is None:
+            return None
+        rows = self.agreement[
+            (self.agreement["part"] == "test") & (self.agreement["metric"] == metric)
+        ]
+        return str(rows["verdict"].iloc[0]) if len(rows) and rows["verdict"].iloc[0] else None
+
+    def _evidence(self) -> dict[str, Any]:
+        """The last run's agreement on each part, by part and metric, as plain values."""
+        evidence: dict[str, Any] = {}
+        if self.agreement is None:
+            return evidence
+        for row in self.agreement.to_dict(orient="records"):
+            figures = {
+                key: (None if isinstance(value, float) and math.isnan(value) else value)
+                for key, value in row.items()
+                if key in ("before", "after", "change", "change_ci_low", "change_ci_high", "n")
+            }
+            if not (isinstance(row["groups"], float) and math.isnan(row["groups"])):
+                figures["groups"] = int(row["groups"])
+            evidence.setdefault(str(row["part"]), {})[str(row["metric"])] = figures
+        return evidence
 
     async def run_async(self) -> pd.DataFrame:
         """Deprecated name of :meth:`arun`, the coroutine twin of :meth:`run`."""
@@ -608,6 +786,9 @@ class PromptTuner(View):
         headers = ["item_id", "before", "after", "change"]
         if self.label_column:
             headers.append(self.label_column)
+        with_parts = _PART_COLUMN in comparison.columns
+        if with_parts:
+            headers.append(_PART_COLUMN)
         body = []
         for record in comparison.to_dict(orient="records"):
             cells: list[object] = [
@@ -618,38 +799,76 @@ class PromptTuner(View):
             ]
             if self.label_column:
                 cells.append(record[self.label_column])
+            if with_parts:
+                cells.append(record[_PART_COLUMN])
             body.append(cells)
         parts: list[object] = [
             Markup("<h4 style='margin:10px 0 4px 0'>Score change per item</h4>"),
             table(headers, body, css_class="evaltoolkit-score-change"),
         ]
         if self.agreement is not None and self.label_column:
-            agreement_rows = [
-                (
-                    _METRIC_NAMES.get(str(row["metric"]), str(row["metric"])),
-                    f"{format_score(row['before'])}"
-                    f"{_interval(row['before_ci_low'], row['before_ci_high'])}",
-                    f"{format_score(row['after'])}"
-                    f"{_interval(row['after_ci_low'], row['after_ci_high'])}",
-                    _signed(float(row["change"])),
-                    row["n"],
-                )
-                for row in self.agreement.to_dict(orient="records")
-            ]
-            parts.append(
-                Markup(
-                    "<h4 style='margin:10px 0 4px 0'>Agreement with "
-                    f"{esc(self.label_column)} (95% bootstrap interval)</h4>"
-                )
-            )
-            parts.append(
-                table(
-                    ["metric", "before", "after", "change", "n"],
-                    agreement_rows,
-                    css_class="evaltoolkit-agreement",
-                )
-            )
+            parts.extend(self._agreement_html(self.agreement))
         return join(parts)
+
+    def _agreement_html(self, agreement: pd.DataFrame) -> list[object]:
+        agreement_rows = [
+            (
+                row["part"],
+                _METRIC_NAMES.get(str(row["metric"]), str(row["metric"])),
+                f"{format_score(row['before'])}",
+                f"{format_score(row['after'])}",
+                f"{_signed(float(row['change']))}"
+                f"{_interval(row['change_ci_low'], row['change_ci_high'])}",
+                row["n"],
+                row["verdict"] or "",
+            )
+            for row in agreement.to_dict(orient="records")
+        ]
+        resampled = f"{self.group} groups" if self.group else "items"
+        parts: list[object] = [
+            Markup(
+                "<h4 style='margin:10px 0 4px 0'>Agreement with {label} before and after "
+                "(change with a 95% paired bootstrap interval over {resampled})</h4>"
+            ).format(label=self.label_column, resampled=resampled),
+            table(
+                ["part", "metric", "before", "after", "change", "n", "verdict"],
+                agreement_rows,
+                css_class="evaltoolkit-agreement",
+            ),
+        ]
+        parts.append(self._verdict_html(agreement))
+        return parts
+
+    def _verdict_html(self, agreement: pd.DataFrame) -> Markup:
+        metric = self._primary_metric()
+        if metric is None:
+            return Markup("")
+        name = _METRIC_NAMES.get(metric, metric)
+        rows = {
+            str(row["part"]): row
+            for row in agreement[agreement["metric"] == metric].to_dict(orient="records")
+        }
+        if self.split is None or "tune" not in rows or "test" not in rows:
+            text = (
+                f"No verdict: {name} was measured on the items it was tuned on only "
+                "(no held-out test part)."
+            )
+            return Markup("<div class='evaltoolkit-verdict'>{}</div>").format(text)
+        tune, test = rows["tune"], rows["test"]
+        meaning = {
+            "confirmed on test": "the test interval excludes 0 on the side of the tune change",
+            "not confirmed": "the test interval includes 0: the held-out items cannot tell the "
+            "change from noise",
+            "worse on test": "agreement fell on the held-out items",
+        }.get(str(self.verdict), "")
+        text = (
+            f"Verdict ({name}): {self.verdict}. Tune part: {_signed(float(tune['change']))}"
+            f"{_interval(tune['change_ci_low'], tune['change_ci_high'])} over {tune['n']} "
+            f"items; test part: {_signed(float(test['change']))}"
+            f"{_interval(test['change_ci_low'], test['change_ci_high'])} over {test['n']} "
+            f"items; {meaning}."
+        )
+        return Markup("<div class='evaltoolkit-verdict'><b>{}</b></div>").format(text)
 
     def _on_run_click(self, button: Any) -> None:
         try:
