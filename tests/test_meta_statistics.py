@@ -355,6 +355,34 @@ def test_a_real_gain_is_confirmed_and_a_loss_is_worse() -> None:
     assert table.set_index("part").loc["test", "verdict"] == "worse on test"
 
 
+def test_a_test_part_of_two_documents_gets_no_interval_and_no_verdict() -> None:
+    # Test: two documents, one of which rates every summary alike. Half the resamples draw
+    # that document twice (no correlation), the others the estimate itself: the defined
+    # draws would collapse the interval onto the estimate and read as certain.
+    frame, _ = _comparison()
+    test = pd.DataFrame(
+        {
+            "item_id": [f"t{i}" for i in range(6)],
+            "before": [1.0, 2.0, 3.0, 3.0, 2.0, 1.0],
+            "after": [3.0, 2.0, 1.0, 1.0, 2.0, 3.0],
+            "human": [1.0, 2.0, 3.0, 4.0, 4.0, 4.0],
+            "doc_id": [900, 900, 900, 901, 901, 901],
+        }
+    )
+    both = pd.concat([frame, test], ignore_index=True)
+    parts = pd.Series(
+        ["tune"] * len(frame) + ["test"] * len(test), index=both["item_id"], name="split"
+    )
+    table = agreement_change(
+        both, "human", group="doc_id", split=parts, metrics=["spearman"], n_bootstrap=400
+    ).set_index("part")
+    assert table.loc["test", "change"] < 0  # the estimate itself is still reported
+    assert np.isnan(table.loc["test", "change_ci_low"])
+    assert np.isnan(table.loc["test", "change_ci_high"])
+    assert table.loc["test", "verdict"] == "not confirmed"
+    assert np.isfinite(table.loc["tune", "change_ci_low"])  # the tune part has many documents
+
+
 def test_no_change_gives_an_exact_zero_interval() -> None:
     frame, _ = _comparison()
     same = frame.assign(after=frame["before"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
+import math
 import os
 import re
 import shutil
@@ -383,7 +384,8 @@ def _check_prompt_tuning(notebook: Any, folder: Path) -> None:
     for before, after, change, low, high in table.values():
         assert -1.0 <= before <= 1.0 and -1.0 <= after <= 1.0
         assert change == pytest.approx(after - before, abs=2e-3)
-        assert low - 1e-3 <= change <= high + 1e-3
+        # A part whose resamples mostly repeat one document has no interval (NaN).
+        assert (math.isnan(low) and math.isnan(high)) or low - 1e-3 <= change <= high + 1e-3
     assert any(abs(change) > 0 for _, _, change, _, _ in table.values())
     assert {verdicts[("tune", m)] for m in ("spearman", "kendall", "pearson")} == {"None"}
     # The verdict line reads the test part's Spearman row, and says what its interval says.
@@ -392,13 +394,16 @@ def _check_prompt_tuning(notebook: Any, folder: Path) -> None:
     for line in verdict_lines[:2]:
         parsed = re.fullmatch(
             r"(Tune|Test) part \((\d+) summaries\): Spearman (-?[0-9.]+) -> (-?[0-9.]+), "
-            r"change ([-+][0-9.]+) \[([-+][0-9.]+), ([-+][0-9.]+)\]",
+            r"change ([-+][0-9.]+) (?:\[([-+][0-9.]+), ([-+][0-9.]+)\]"
+            r"|\[no interval: too few documents\])",
             line,
         )
         assert parsed is not None, line
-        figures[parsed[1].lower()] = [float(value) for value in parsed.groups()[2:]]
+        figures[parsed[1].lower()] = [
+            math.nan if value is None else float(value) for value in parsed.groups()[2:]
+        ]
         assert figures[parsed[1].lower()] == pytest.approx(
-            table[(parsed[1].lower(), "spearman")], abs=1e-3
+            table[(parsed[1].lower(), "spearman")], abs=1e-3, nan_ok=True
         )
     # Whole documents on each side: the demo's 16 summaries of 5 documents, split 3 to 2.
     sizes = {line.split()[0].lower(): int(line.split()[2][1:]) for line in verdict_lines[:2]}

@@ -138,6 +138,12 @@ def tune_test_split(
     return pd.Series(parts, index=pd.Index(ids, name="item_id"), name="split", dtype=object)
 
 
+#: The most resamples that may leave a figure undefined before its interval is undefined too
+#: (and a verdict on it ``not confirmed``): a part of too few documents says so, rather than
+#: showing an interval collapsed onto its estimate.
+MAX_UNDEFINED_RESAMPLES = 0.05
+
+
 def _missing(value: Any) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
@@ -209,7 +215,9 @@ def paired_change(
         for which in ("before", "after", "change"):
             drawn = samples[f"{metric}/{which}"]
             intervals[which] = (
-                percentile_interval(np.concatenate(drawn), confidence)
+                percentile_interval(
+                    np.concatenate(drawn), confidence, max_undefined=MAX_UNDEFINED_RESAMPLES
+                )
                 if drawn and n_bootstrap
                 else (math.nan, math.nan)
             )

@@ -31,11 +31,21 @@ def resample_counts(generator: np.random.Generator, items: int, resamples: int) 
     return counts
 
 
-def percentile_interval(samples: FloatArray, confidence: float) -> tuple[float, float]:
+def percentile_interval(
+    samples: FloatArray, confidence: float, *, max_undefined: float = 1.0
+) -> tuple[float, float]:
+    """The percentile interval of the resampled figures that are defined.
+
+    A resample can leave a figure undefined (a correlation over a draw of one document whose
+    labels are all equal). When more than ``max_undefined`` of the resamples are undefined,
+    the defined ones no longer describe the figure's spread (with two documents, half the
+    draws repeat one document and the other half reproduce the estimate, so the interval
+    collapses onto it): the interval is then undefined too.
+    """
     import numpy as np
 
     finite = samples[np.isfinite(samples)]
-    if finite.size == 0:
+    if finite.size == 0 or finite.size < (1.0 - max_undefined) * samples.size:
         return math.nan, math.nan
     tail = (1.0 - confidence) / 2.0
     low, high = np.quantile(finite, [tail, 1.0 - tail])
