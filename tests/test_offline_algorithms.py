@@ -94,6 +94,32 @@ def test_claim_with_a_number_from_elsewhere_in_the_source_is_unsupported() -> No
     assert claims[0]["supported"] is False
 
 
+def test_a_common_word_from_elsewhere_in_the_source_counts_in_part_a_name_not_at_all(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from evaltoolkit.scorers._offline import _claims as claims_module
+
+    source = (
+        "Steve Bruce is adamant he can keep Hull City in the Premier League after a defeat by "
+        "Southampton. Hull have won two of their last ten games. The club spent heavily in the "
+        "summer. Bruce said the players were working hard in training. Hull face Swansea on "
+        "Saturday. The season ends in May."
+    )
+    claim = "Bruce is adamant he can keep Hull City in the Premier League {}"
+
+    def supported(ending: str) -> bool:
+        verdict: bool = _claims(claim.format(ending), source)[0]["supported"]
+        return verdict
+
+    assert supported("this season")  # "season": stated in another sentence
+    assert not supported("this winter")  # never in the source
+    assert not _claims("Swansea is adamant he can keep Hull City in the Premier League", source)[0][
+        "supported"
+    ]  # another name from the source: a swapped entity
+    monkeypatch.setattr(claims_module, "ELSEWHERE_CREDIT", 0.0)
+    assert not supported("this season")  # without the credit, the one word sinks the claim
+
+
 def test_a_claim_without_a_verb_keeps_the_subject_of_its_form_of_be() -> None:
     # Two adjacent sentences stand in for one only when the claim keeps who "was" on the bench.
     source = (
@@ -437,7 +463,7 @@ RULE_CASES = [
         "flipped_negation",
         "The company does not make industrial robots for car factories.",
         SOURCE,
-        "low_support",
+        "supported",
     ),
     (
         "joined_apart",

@@ -7,8 +7,9 @@ together with what they may refer to without naming it (the names and nouns of t
 sentence; see :class:`SourceDocument`). Each content word of the claim weighs how specific it
 is to the document (its inverse sentence frequency), and each occurrence in the claim needs its
 own occurrence in the evidence ("Swansea host Swansea" is not stated by "the Foxes host
-Swansea"); a word the evidence lacks counts for nothing, even where the document uses it
-elsewhere.
+Swansea"). A common word the evidence lacks but the document uses elsewhere ("this season")
+counts for half its weight (``ELSEWHERE_CREDIT``); a name or number from elsewhere counts for
+nothing.
 Two sentences are evidence together only when each states a name, number or noun of the claim
 that the other lacks, the claim takes its part of one after its part of the other (not
 interleaved: "The festival opened in York on Friday" from "The festival opened on Friday. A
@@ -29,7 +30,7 @@ checked in its order, each quoted in the reason; the first that finds one names 
   name or number from elsewhere in the document counts for nothing);
 - ``added_comparison``: a comparison ("larger than") the evidence does not make;
 - ``flipped_negation``: a negation the claim and its restating source clause disagree on
-  (no comma between the negation and the claim's word), or one in a clause with the claim's verb
+  (within ``NEGATION_SCOPE`` words, no comma between), or one next to the claim's verb
   elsewhere ("has erupted" where the source says "an eruption is not certain");
 - ``joined_apart``: two words side by side that a source sentence has more than
   ``settings.phrase_gap`` (names, nouns, numbers) or ``settings.verb_gap`` (next to a verb or
@@ -88,8 +89,15 @@ from ._text import (
 CLAIM_MIN_CONTENT = 2
 # A paraphrase keeps every name, number and noun and changes at most this many verbs or adverbs.
 PARAPHRASE_CHANGED_WORDS = 1
+# A negation bears on a word at most this many words away ("an eruption is not certain").
+NEGATION_SCOPE = 3
 # How many words after a passive verb its "by" may come ("founded in 1995 by John Smith").
 AGENT_WINDOW = 8
+# The part of its weight a claim's word counts for when the evidence lacks it but the document
+# states it elsewhere ("this season", "the video"): summaries join facts from across a
+# document, while a word the document never uses is invented. Names and numbers get no such
+# credit (another name from the document is the classic swapped entity). Half: not tuned.
+ELSEWHERE_CREDIT = 0.5
 # Cost bounds (not tuned: they only cap the work on very long sources).
 EVIDENCE_CANDIDATES = 8
 SENTENCES_PER_CHECK = 16
@@ -316,6 +324,8 @@ def _evidence(
             found.append(word.weight)
         else:
             missing.append(word)
+            if _stated_elsewhere(word, unit, document):
+                found.append(word.weight * ELSEWHERE_CREDIT)
     keeps_keys = not any(word.key for word in missing)
     changed = sum(1 for word in missing if not word.key)
     # A changed verb is a new word: one the evidence has, used a second time, restates
@@ -330,6 +340,17 @@ def _evidence(
     )
     support = math.fsum(found) / total if total else 0.0
     return _Evidence(first, last, unit, context, support, tuple(missing), paraphrase)
+
+
+def _stated_elsewhere(word: _ClaimWord, unit: TextUnit, document: SourceDocument) -> bool:
+    """Whether a word the evidence lacks is a common word the document uses elsewhere (not a
+    name, number or a number's unit)."""
+    return (
+        not word.value
+        and word.stem not in document.names
+        and word.stem not in unit.stems
+        and word.stem in document.all_stems
+    )
 
 
 def _best_evidence(claim: TextUnit, document: SourceDocument) -> _Evidence | None:
@@ -408,9 +429,9 @@ def _negation_flip(case: _Case) -> str | None:
 
 
 def _negation_on_claim(clause: TextUnit, claim: TextUnit) -> bool:
-    """Whether a negation in the clause bears on a word the claim shares: one with no comma
-    or other break between them ("a lot of attention, not all of it good" does not negate the
-    attention; "No 1" is a rank)."""
+    """Whether a negation in the clause bears on a word the claim shares: one within
+    ``NEGATION_SCOPE`` words of it with no comma or other break between them ("a lot of
+    attention, not all of it good" does not negate the attention; "No 1" is a rank)."""
     tokens = clause.tokens
     stems = {base_stem(stem) for stem in claim.stems}
     for index, token in enumerate(tokens):
@@ -418,9 +439,10 @@ def _negation_on_claim(clause: TextUnit, claim: TextUnit) -> bool:
             continue
         if token.norm == "no" and index + 1 < len(tokens) and tokens[index + 1].is_number:
             continue
-        for other, near in enumerate(tokens):
-            if other == index:
+        for other in range(max(0, index - NEGATION_SCOPE), index + NEGATION_SCOPE + 1):
+            if other == index or other >= len(tokens):
                 continue
+            near = tokens[other]
             if not near.is_content or base_stem(near.stem) not in stems:
                 continue
             start, end = (near.end, token.start) if other < index else (token.end, near.start)
@@ -430,10 +452,13 @@ def _negation_on_claim(clause: TextUnit, claim: TextUnit) -> bool:
 
 
 def _negates_predicate(clause: TextUnit, predicates: set[str]) -> bool:
-    """Whether the clause has a negation and one of the claim's predicate words."""
+    """Whether a negation in the clause stands next to one of the claim's predicate words."""
     tokens = clause.tokens
-    return any(token.is_negation for token in tokens) and any(
-        base_stem(token.stem) in predicates for token in tokens
+    negations = [index for index, token in enumerate(tokens) if token.is_negation]
+    return any(
+        base_stem(token.stem) in predicates
+        and any(abs(index - negation) <= NEGATION_SCOPE for negation in negations)
+        for index, token in enumerate(tokens)
     )
 
 

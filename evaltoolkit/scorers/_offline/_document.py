@@ -249,6 +249,7 @@ class SourceDocument:
         sentences: Its sentences.
         names: Stems it always writes capitalised (inside a sentence): names.
         idf: Inverse sentence frequency of each stem, ``log(1 + sentences / frequency)``.
+        all_stems: Every content stem it uses.
         sentence_frequency: How many sentences use each stem.
         context: For each sentence, what it may refer to without naming it: the names and
             nouns of the lead sentence, which sets the topic ("the researchers" of "a study").
@@ -257,6 +258,7 @@ class SourceDocument:
     """
 
     sentences: tuple[TextUnit, ...]
+    all_stems: frozenset[str]
     names: frozenset[str]
     idf: dict[str, float]
     sentence_frequency: dict[str, int]
@@ -370,6 +372,7 @@ def analyse_source(source: str) -> SourceDocument:
     context = tuple(topic - names if sentence.stems & names else topic for sentence in sentences)
     return SourceDocument(
         sentences=sentences,
+        all_stems=frozenset(frequency),
         names=names,
         idf={stem: math.log(1.0 + count / df) for stem, df in frequency.items()},
         sentence_frequency=dict(frequency),
