@@ -53,6 +53,9 @@ rules that each catch a few cases of one kind of fault and pay together (``FAMIL
 together for the table), or removing it as well would take the removals of the same round
 together beyond noise (``KEPT_WITH_THE_ROUND``).
 
+The answer-similarity judge's fixed constants (``ANSWER_CONSTANTS``) are measured the same way
+on EVOUNA-NQ: the change of its AUROC, with a 95% paired bootstrap interval over items.
+
 The coverage mechanisms whose absence is a grid point (key-phrase questions:
 ``mention_share=0``; the lead prior: ``question_lead_bias=0``) are measured cross-validated:
 the settings are chosen again on each fold without them.
@@ -642,6 +645,8 @@ NEEDED_BY_TESTS = {
     "changed_number": "test_claim_with_a_number_from_elsewhere_in_the_source_is_unsupported",
     "MIN_FACT_CONTENT": "test_questions_are_closed_carry_the_fact_and_come_from_the_source",
     "_SUBJECT_WORDS": "test_a_verb_phrase_is_asked_with_the_subject_it_continues",
+    "FUZZY_WORD_LENGTH": "test_a_run_of_letters_longer_than_any_word_matches_only_itself",
+    "SHORT_ANSWER_WORDS": "test_a_different_name_for_a_short_answer_is_a_contradiction",
 }
 # Within noise alone, but removing them as well would have taken this round's removals
 # together beyond noise: with them, alignment fell by -0.014 [-0.024, -0.003] (pooled, every
@@ -916,6 +921,85 @@ def ablation_report(frames: dict[str, pd.DataFrame], resamples: int) -> None:
     print(f"  ({time.perf_counter() - started:.0f} s)")
 
 
+# Fixed constants of the answer-similarity judge that can change a verdict, each with its
+# neutral value (module, name, neutral value, what that means). MAX_UNIT_WORDS is a default
+# argument, fixed when the module loads, so it is not set here.
+ANSWER_CONSTANTS: tuple[tuple[str, str, float, str], ...] = (
+    ("_answers", "CHARACTER_SIMILARITY_CHARS", 10**6, "character similarity at any length"),
+    ("_answers", "FUZZY_WORD_LENGTH", 10**6, "no typo or inflection tolerance"),
+    ("_answers", "FUZZY_WORD_RATIO", 100.0, "misspelt words never match"),
+    ("_answers", "SHORT_ANSWER_WORDS", 0, "no text is a short answer"),
+    ("_answer_index", "PASSAGE_WORDS", 0, "no passage around the best unit"),
+    ("_answer_words", "ENDING_LETTERS", 0, "no form differs in its last letters"),
+)
+
+
+def answer_scores(frame: pd.DataFrame) -> np.ndarray:
+    """The answer-similarity judge's score of each item."""
+    from evaltoolkit.scorers._offline._answers import _words_match
+
+    _words_match.cache_clear()
+    evaluation = et.meta.meta_evaluate(
+        frame,
+        task="answer-similarity",
+        label="human_correct",
+        question_col="input",
+        answer_col="output",
+        reference_col="ground_truth",
+        n_bootstrap=0,
+        progress=False,
+    )
+    return evaluation.scores[evaluation.score_columns[0]].to_numpy(dtype=float)
+
+
+def answer_ablation_report(path: Path, limit: int | None, resamples: int) -> None:
+    """What each fixed constant of the answer-similarity judge adds to its EVOUNA-NQ AUROC:
+    the change when set to its neutral value, with a 95% paired bootstrap interval over items."""
+    from sklearn.metrics import roc_auc_score
+
+    frame = load_qa_equivalence(path, limit=limit)
+    labels = frame["human_correct"].astype(bool).to_numpy()
+    base = answer_scores(frame)
+    print("Answer-similarity constants: change of the EVOUNA-NQ dev AUROC when set to neutral")
+    print(f"  (95% paired bootstrap interval over items, {resamples} resamples)")
+    print(f"    {'constant':<28}{'change':<9}{'interval':<18}{'items':<7}{'set to':<46}decision")
+    for module, name, value, meaning in ANSWER_CONSTANTS:
+        original = getattr(importlib.import_module(f"evaltoolkit.scorers._offline.{module}"), name)
+        with constants_set([(module, name, value)]):
+            ablated = answer_scores(frame)
+
+        def change(truth: np.ndarray, before: np.ndarray, after: np.ndarray) -> float:
+            if truth.all() or not truth.any():
+                return 0.0
+            return float(roc_auc_score(truth, after) - roc_auc_score(truth, before))
+
+        difference = change(labels, base, ablated)
+        low = high = 0.0
+        if (ablated != base).any():
+            interval = stats.bootstrap(
+                (labels, base, ablated),
+                change,
+                paired=True,
+                vectorized=False,
+                n_resamples=resamples,
+                method="percentile",
+                random_state=SEED,
+            ).confidence_interval
+            low, high = float(interval.low), float(interval.high)
+        decision = (
+            "kept: pays beyond noise"
+            if high < 0
+            else f"kept: {NEEDED_BY_TESTS[name]} needs it"
+            if name in NEEDED_BY_TESTS
+            else "within noise: to remove"
+        )
+        how = f"{original:g} -> {value:g}: {meaning}"
+        print(
+            f"    {name:<28}{difference:<+9.3f}{f'[{low:+.3f}, {high:+.3f}]':<18}"
+            f"{int((ablated != base).sum()):<7}{how:<46} {decision}"
+        )
+
+
 def _squad_tokens(text: str) -> list[str]:
     text = "".join(char for char in text.lower() if char not in string.punctuation)
     return re.sub(r"\b(a|an|the)\b", " ", text).split()
@@ -982,6 +1066,9 @@ def main(argv: list[str] | None = None) -> int:
     frames = load_sets(folder, args.limit)
     if args.ablation:
         ablation_report(frames, args.bootstrap)
+        if not args.no_evouna:
+            print()
+            answer_ablation_report(folder / "evouna_nq_dev.jsonl", args.limit, args.bootstrap)
         return 0
     status = summarization_report(frames, args.bootstrap)
     if not args.no_evouna:
@@ -990,6 +1077,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_ablation:
         print()
         ablation_report(frames, args.bootstrap)
+        if not args.no_evouna:
+            print()
+            answer_ablation_report(folder / "evouna_nq_dev.jsonl", args.limit, args.bootstrap)
     return status
 
 
