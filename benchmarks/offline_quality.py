@@ -991,6 +991,8 @@ def answer_ablation_report(path: Path, limit: int | None, resamples: int) -> Non
             if high < 0
             else f"kept: {NEEDED_BY_TESTS[name]} needs it"
             if name in NEEDED_BY_TESTS
+            else "kept: it bounds the cost (square of a unit's length)"
+            if name == "CHARACTER_SIMILARITY_CHARS" and low == high == 0.0
             else "within noise: to remove"
         )
         how = f"{original:g} -> {value:g}: {meaning}"
