@@ -615,7 +615,7 @@ class EvalResult:
             ...     progress=False,
             ... )
             >>> result.rule_counts().query("step == 'alignment'").to_dict("records")
-            [{'scorer': 'summarization', 'step': 'alignment', 'rule': 'absent_number', 'count': 1}]
+            [{'scorer': 'summarization', 'step': 'alignment', 'rule': 'low_support', 'count': 1}]
         """
         import pandas as pd
 

@@ -153,18 +153,6 @@ def test_an_age_the_source_gives_someone_else_is_unsupported() -> None:
     assert right["supported"] is True
 
 
-def test_a_day_the_source_gives_another_event_is_unsupported() -> None:
-    source = (
-        "Hussain was due to be hanged on Thursday, but an official confirmed on Wednesday "
-        "that his case will be reviewed."
-    )
-    wrong = judge_source(source, "Hussain was due to be hanged on Wednesday.", 1)["claims"][0]
-    right = judge_source(source, "Hussain was due to be hanged on Thursday.", 1)["claims"][0]
-    assert wrong["supported"] is False
-    assert "gives Thursday there, not Wednesday" in wrong["reason"]
-    assert right["supported"] is True
-
-
 def test_claim_with_a_name_absent_from_the_source_is_unsupported() -> None:
     claims = _claims("Acme Corporation was founded in 1995 by Peter Jones in Boston.")
     assert claims[0]["supported"] is False
@@ -298,17 +286,6 @@ def test_a_claim_opening_with_a_prepositional_object_or_an_owner_is_unsupported(
     assert named["supported"] is True, named["reason"]
 
 
-def test_a_word_joined_to_another_partner_is_unsupported() -> None:
-    source = (
-        "There is interest from Roma while Tottenham and Everton have asked to be kept informed."
-    )
-    wrong = _claims("Roma and Everton have asked to be kept informed.", source)[0]
-    assert wrong["supported"] is False
-    assert 'joins "Everton" with "Tottenham"' in wrong["reason"]
-    right = _claims("Tottenham and Everton have asked to be kept informed.", source)[0]
-    assert right["supported"] is True, right["reason"]
-
-
 def test_by_in_place_of_another_preposition_changes_the_doer() -> None:
     source = "Captured at 1,500 frames per second, the video shows a chameleon hunting."
     wrong = _claims("The video was captured by 1,500 frames per second.", source)[0]
@@ -372,14 +349,6 @@ def test_dates_in_different_forms_are_the_same_date() -> None:
     source = "From the first of June, the library will open on Sundays."
     assert _claims("The library will open on Sundays from June 1.", source)[0]["supported"]
     assert not _claims("The library will open on Sundays from June 2.", source)[0]["supported"]
-
-
-def test_a_different_duration_is_unsupported() -> None:
-    source = "Train drivers will strike for 48 hours starting on Friday."
-    assert _claims("Train drivers will strike for two days from Friday.", source)[0]["supported"]
-    week = _claims("Train drivers will strike for a week.", source)[0]
-    assert week["supported"] is False
-    assert "a week" in week["reason"] and "48 hours" in week["reason"]
 
 
 def test_a_comparison_the_source_does_not_make_is_unsupported() -> None:
@@ -481,35 +450,7 @@ RULE_CASES = [
         "low_support",
     ),
     ("low_support", "and it sells toys", SOURCE, "supported"),
-    (
-        "absent_number",
-        "Smith said the company will not move its 3 headquarters from Boston to another city "
-        "next year.",
-        _HEADQUARTERS,
-        "supported",
-    ),
-    (
-        "number_elsewhere",
-        "Smith said the company will not move its headquarters from Boston to another city in "
-        "2031.",
-        f"{_HEADQUARTERS} The weather was fine. Rain fell. It was founded in 2031.",
-        "low_support",
-    ),
     ("changed_number", "Acme employs 12,000 people.", SOURCE, "supported"),
-    (
-        "changed_day",
-        "Hussain was due to be hanged on Wednesday.",
-        "Hussain was due to be hanged on Thursday, but an official confirmed on Wednesday that "
-        "his case will be reviewed.",
-        "supported",
-    ),
-    ("changed_duration", _STRIKE.replace("48 hours", "a week"), _STRIKE, "supported"),
-    (
-        "absent_name",
-        "Smith said Lopez will not move its headquarters from Boston to another city next year.",
-        _HEADQUARTERS,
-        "supported",
-    ),
     (
         "added_comparison",
         "The study found that bees in colonies kept near wild meadows were healthier than bees "
@@ -552,12 +493,6 @@ RULE_CASES = [
         "lost_subject",
         "Visitors to the island will be hoping to stay away on Friday.",
         "Visitors to the island will be hoping the clouds stay away on Friday.",
-        "supported",
-    ),
-    (
-        "swapped_conjunct",
-        "Roma and Everton have asked to be kept informed.",
-        "There is interest from Roma while Tottenham and Everton have asked to be kept informed.",
         "supported",
     ),
     (
@@ -627,9 +562,6 @@ def test_the_first_rule_in_table_order_names_a_verdict_that_several_contradict()
         ]
         == "swapped_roles"
     )
-    # A number the document never gives is reported alone, not also as a changed number.
-    absent = _last_claim("Acme Corporation was founded in 1997 by John Smith in Boston.", SOURCE)
-    assert absent["rule"] == "absent_number" and "gives 1995 there" not in absent["reason"]
 
 
 def test_every_rule_in_the_table_is_named_once_with_a_purpose() -> None:
@@ -649,11 +581,6 @@ def test_every_rule_in_the_table_is_named_once_with_a_purpose() -> None:
         (
             "answered",
             "Acme was founded in 1995.",
-            "Does the text say that Acme was founded in 1995?",
-        ),
-        (
-            "missing_number",
-            "Acme was founded in 1997.",
             "Does the text say that Acme was founded in 1995?",
         ),
         (
@@ -1008,11 +935,6 @@ def test_coverage_answered_when_the_summary_states_the_fact() -> None:
     assert [v["answered"] for v in verdicts] == [True, False]
     assert "John Smith founded Acme" in verdicts[0]["reason"]
     assert "4,000" in verdicts[1]["reason"] or "missing" in verdicts[1]["reason"]
-
-
-def test_coverage_not_answered_when_a_number_differs() -> None:
-    verdicts = _verdicts("Acme Corporation was founded in 2001 by John Smith in Boston.", QUESTIONS)
-    assert verdicts[0]["answered"] is False
 
 
 def test_coverage_needs_only_the_summary_and_the_questions() -> None:

@@ -410,9 +410,9 @@ def test_offline_verdicts_name_their_rule_and_rule_counts_counts_them() -> None:
     scorer = create_summarization_scorer(reason="template", max_questions=3)
     result = run_evals(ELECTION_ITEMS, scorer, progress=False)
     first, second = result.results("summarization")
-    # 58 percent: a number the source never gives; the second summary's claims are verbatim.
+    # 58 percent: the source gives 52 percent; the second summary's claims are verbatim.
     assert [claim["rule"] for claim in first.preprocess_step_result["alignment"]] == [
-        "absent_number"
+        "changed_number"
     ]
     assert [claim["rule"] for claim in second.preprocess_step_result["alignment"]] == [
         "supported",
@@ -427,7 +427,7 @@ def test_offline_verdicts_name_their_rule_and_rule_counts_counts_them() -> None:
     counts = result.rule_counts()
     assert list(counts.columns) == ["scorer", "step", "rule", "count"]
     found = {(row.step, row.rule): row.count for row in counts.itertuples()}
-    expected = {("alignment", "absent_number"): 1, ("alignment", "supported"): 2}
+    expected = {("alignment", "changed_number"): 1, ("alignment", "supported"): 2}
     for rule in set(question_rules):
         expected[("coverage", rule)] = question_rules.count(rule)
     assert found == expected
@@ -459,19 +459,19 @@ def test_a_model_judges_verdicts_name_no_rule(
 
 def test_disabled_rules_change_the_score_and_unknown_ones_fail_at_creation() -> None:
     scorer = create_summarization_scorer(reason="template", max_questions=3)
-    # The wrong number is caught three ways: never in the source, given for the same thing,
-    # and missing from the evidence; switched off, nothing else stops the claim.
-    rules = {"absent_number", "changed_number", "low_support"}
+    # The wrong number is caught two ways: given for the same thing, and missing from the
+    # evidence; switched off, nothing else stops the claim.
+    rules = {"changed_number", "low_support"}
     lenient = scorer.with_offline_settings({"disabled_rules": sorted(rules)})
     assert lenient.offline_settings.disabled_rules == rules
-    one_off = scorer.with_offline_settings({"disabled_rules": ["absent_number"]})
+    one_off = scorer.with_offline_settings({"disabled_rules": ["changed_number"]})
     (claim,) = one_off.run(**ELECTION_ITEMS[0]).preprocess_step_result["alignment"]
-    assert (claim["supported"], claim["rule"]) == (False, "changed_number")
+    assert (claim["supported"], claim["rule"]) == (False, "low_support")
     before = run_evals(ELECTION_ITEMS[:1], scorer, progress=False).results("summarization")[0]
     after = run_evals(ELECTION_ITEMS[:1], lenient, progress=False).results("summarization")[0]
     assert before.details["alignment_score"] == 0.0
     assert after.details["alignment_score"] == 1.0
-    with pytest.raises(ConfigurationError, match="did you mean 'absent_name'"):
-        create_summarization_scorer(offline_settings={"disabled_rules": ["absent_nam"]})
+    with pytest.raises(ConfigurationError, match="did you mean 'changed_agent'"):
+        create_summarization_scorer(offline_settings={"disabled_rules": ["changed_agnt"]})
     with pytest.raises(ConfigurationError, match="cannot be switched off"):
         scorer.with_offline_settings({"disabled_rules": ["supported"]})

@@ -11,7 +11,7 @@
    the deciding axis, written by the judge or, with ``reason="template"``, without a call.
 
 Under the offline judge each claim and question verdict also names the rule that decided it
-(``rule``: ``supported``, ``changed_number``, ``answered``, ``missing_number``, ...; see
+(``rule``: ``supported``, ``changed_number``, ``answered``, ``missing_words``, ...; see
 ``OFFLINE_RULES``); a model judge's verdicts carry none.
 
 With ``questions="per_source"``, step 1 is split in two: the questions are drawn in a call

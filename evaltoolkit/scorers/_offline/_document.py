@@ -17,8 +17,6 @@ _BE_FORMS = frozenset({"is", "are", "was", "were", "be", "been", "being"})
 _NOUN_ENDINGS = ("ation", "ition", "ment", "ion")
 # Punctuation that sets off an aside inside a sentence: ", who led the project ,", "( file photo )".
 ASIDE_BREAK_RE = re.compile(r",|\(|\)|\[|\]|--|\s-\s|;|:")
-# Sentences before a source sentence whose names a pronoun in it may refer to.
-CONTEXT_SENTENCES = 2
 
 
 def detokenize(text: str) -> str:
@@ -107,13 +105,6 @@ class TextUnit:
     def clauses(self) -> tuple[TextUnit, ...]:
         """Its clauses (see :func:`split_clauses`)."""
         return tuple(TextUnit.of(clause) for clause in split_clauses(self.text))
-
-    @memoized_property
-    def values(self) -> frozenset[str]:
-        """Its numbers and the days of its dates, in canonical form ("240000000", "#1")."""
-        return frozenset(
-            token.norm for token in self.tokens if token.is_number or token.is_date_day
-        )
 
     @memoized_property
     def phrases(self) -> tuple[tuple[str, int], ...]:
@@ -256,22 +247,18 @@ class SourceDocument:
 
     Attributes:
         sentences: Its sentences.
-        all_stems: Every content stem it uses.
-        values: Every number and date day it gives.
         names: Stems it always writes capitalised (inside a sentence): names.
         idf: Inverse sentence frequency of each stem, ``log(1 + sentences / frequency)``.
+        all_stems: Every content stem it uses.
         sentence_frequency: How many sentences use each stem.
         context: For each sentence, what it may refer to without naming it: the names and
-            nouns of the lead sentence, which sets the topic ("the researchers" of "a study"),
-            and, for a sentence that names no one ("He said ..."), the names of the
-            ``CONTEXT_SENTENCES`` sentences before it. A sentence that names someone speaks of
-            them, not of the lead's or its neighbours' names.
+            nouns of the lead sentence, which sets the topic ("the researchers" of "a study").
+            A sentence that names someone speaks of them, not of the lead's names.
         postings: For each content stem, the indices of the sentences that use it.
     """
 
     sentences: tuple[TextUnit, ...]
     all_stems: frozenset[str]
-    values: frozenset[str]
     names: frozenset[str]
     idf: dict[str, float]
     sentence_frequency: dict[str, int]
@@ -380,20 +367,12 @@ def analyse_source(source: str) -> SourceDocument:
             postings.setdefault(stem, []).append(index)
     count = len(sentences)
     names = _names(sentences)
-    sentence_names = [sentence.stems & names for sentence in sentences]
     topic = _topic(sentences[0]) if sentences else frozenset()
-    # A sentence that names someone speaks of them; one that names no one ("He said ...")
-    # may refer to the names before it.
-    context = tuple(
-        topic - names
-        if sentence_names[index]
-        else topic.union(*sentence_names[max(0, index - CONTEXT_SENTENCES) : index])
-        for index in range(count)
-    )
+    # A sentence that names someone speaks of them, not of the lead's names.
+    context = tuple(topic - names if sentence.stems & names else topic for sentence in sentences)
     return SourceDocument(
         sentences=sentences,
         all_stems=frozenset(frequency),
-        values=frozenset().union(*(sentence.values for sentence in sentences)),
         names=names,
         idf={stem: math.log(1.0 + count / df) for stem, df in frequency.items()},
         sentence_frequency=dict(frequency),

@@ -35,9 +35,6 @@ REPORTING_VERBS = word_set(
     revealed reveals according write wrote writes
     """
 )
-# An attribution ("officials said", "according to police") has at most this many content
-# words besides its reporting verb.
-_ATTRIBUTION_CONTENT = 4
 # A subject borrowed for a verb phrase has at most this many words.
 _SUBJECT_WORDS = 12
 _OPENER_RE = re.compile(r"^[\s,;:\-]*(?P<word>as well as|[A-Za-z]+)?")
@@ -165,7 +162,7 @@ class _Piece:
         if any(token.norm == "that" for token in self.tokens):
             return False
         content = [t for t in self.tokens if t.is_content and t.norm not in REPORTING_VERBS]
-        return len(content) <= _ATTRIBUTION_CONTENT
+        return not content
 
 
 def strip_dateline(sentence: str) -> str:

@@ -16,9 +16,9 @@ of the second kind:
 Each question carries its fact or phrase, so answering needs nothing else.
 
 Answering (sees the summary and the question only, never the source): the question is answered
-when one place of the summary, one or two adjacent sentences, holds at least
-``settings.answer_share`` of the fact's content words and every number and date of it: the
-fact must be stated in one place, not pieced together from words scattered over the summary.
+when one sentence of the summary holds at least
+``settings.answer_share`` of the fact's content words (numbers and dates among them): the
+fact must be stated in one sentence, not pieced together from words scattered over the summary.
 The verdict's reason quotes that place.
 
 Cost: drawing reads each source sentence once (then sorts the candidates); answering compares
@@ -42,8 +42,6 @@ from ._text import Token, clean_clause, split_sentences, tokenize, word_set
 MIN_FACT_CONTENT = 5
 # Longer facts are run-ons (often photo captions glued to the text) and are not asked.
 MAX_FACT_WORDS = 40
-# Adjacent summary sentences read together when looking for a fact.
-ANSWER_WINDOW_SENTENCES = 2
 
 QUESTION_PREFIX = "Does the text say that "
 MIN_RECURRENCE = 2
@@ -245,15 +243,6 @@ def _fact_stems(fact: TextUnit) -> list[str]:
     )
 
 
-def _windows(sentences: list[TextUnit]) -> list[TextUnit]:
-    """Every run of one to ``ANSWER_WINDOW_SENTENCES`` adjacent sentences."""
-    return [
-        TextUnit.joined(sentences[start:end])
-        for start in range(len(sentences))
-        for end in range(start + 1, min(len(sentences), start + ANSWER_WINDOW_SENTENCES) + 1)
-    ]
-
-
 def _quote(tokens: list[Token]) -> str:
     return ", ".join(dict.fromkeys(token.surface for token in tokens))
 
@@ -262,44 +251,36 @@ def _too_few_words(fact: TextUnit, best: TextUnit | None, share: float, needed: 
     return best is None or share < needed - 1e-9
 
 
-def _missing_values(fact: TextUnit, best: TextUnit | None, share: float, needed: float) -> bool:
-    return best is not None and bool(fact.values - best.values)
-
-
-#: The named rules of a question verdict: a question is ``answered`` when one or two adjacent
-#: summary sentences hold ``answer_share`` of its fact's content words and every number and
-#: date of it, unless a check below finds otherwise (the first that does names the verdict):
-#: no place holds ``answer_share``, or the place holding the most lacks a number or date.
+#: The named rules of a question verdict: a question is ``answered`` when one summary
+#: sentence holds ``answer_share`` of its fact's content words, else it is not
+#: (``missing_words``).
 QUESTION_RULES: tuple[OfflineRule, ...] = (
-    OfflineRule("answered", "question", True, "one place states the fact", None),
+    OfflineRule("answered", "question", True, "one sentence states the fact", None),
     OfflineRule("missing_words", "question", False, "no place states answer_share", _too_few_words),
-    OfflineRule(
-        "missing_number", "question", False, "a number or date is missing", _missing_values
-    ),
 )
 
 
 def answer_question(
     question: str,
-    windows: list[TextUnit],
+    sentences: list[TextUnit],
     answer_share: float = 0.5,
     disabled_rules: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
-    """Decide from a summary's windows alone whether it states a question's fact.
+    """Decide from a summary's sentences alone whether it states a question's fact.
 
     Args:
         question: A closed question that carries its fact.
-        windows: The summary's windows of adjacent sentences (see :func:`_windows`).
-        answer_share: The share of the fact's content words one window must hold.
+        sentences: The summary's sentences.
+        answer_share: The share of the fact's content words one sentence must hold.
         disabled_rules: Names of :data:`QUESTION_RULES` switched off.
 
     Returns:
-        ``{"question", "answered", "reason", "rule"}``; the reason quotes the closest window,
+        ``{"question", "answered", "reason", "rule"}``; the reason quotes the closest sentence,
         the rule names the entry of :data:`QUESTION_RULES` that decided.
 
     Example:
-        >>> windows = _windows([TextUnit.of("John Smith founded Acme in 1995.")])
-        >>> answer_question("Does the text say that Acme was founded in 1995?", windows)[
+        >>> sentences = [TextUnit.of("John Smith founded Acme in 1995.")]
+        >>> answer_question("Does the text say that Acme was founded in 1995?", sentences)[
         ...     "rule"]
         'answered'
     """
@@ -307,10 +288,10 @@ def answer_question(
     stems = _fact_stems(fact)
     best: TextUnit | None = None
     best_share = 0.0
-    for window in windows if stems else []:
-        share = sum(1 for stem in stems if stem in window.stems) / len(stems)
+    for sentence in sentences if stems else []:
+        share = sum(1 for stem in stems if stem in sentence.stems) / len(stems)
         if share > best_share:
-            best, best_share = window, share
+            best, best_share = sentence, share
     rule = next(
         (
             rule.name
@@ -327,7 +308,7 @@ def answer_question(
     absent = [token for token in fact.tokens if token.stem in stems and token.stem not in found]
     detail = f"missing {_quote(absent)}" if absent else "nothing to look for"
     reason = (
-        f"The summary does not state it ({best_share:.0%} of the fact in one place; {detail})."
+        f"The summary does not state it ({best_share:.0%} of the fact in one sentence; {detail})."
         f" Closest: {quote}."
     )
     return {"question": question, "answered": False, "reason": reason, "rule": rule}
@@ -351,9 +332,9 @@ def answer_questions(
         >>> verdicts[0]["answered"]
         True
     """
-    windows = _windows([TextUnit.of(sentence) for sentence in split_sentences(summary)])
+    sentences = [TextUnit.of(sentence) for sentence in split_sentences(summary)]
     settings = settings or SummarizationOfflineSettings()
     return [
-        answer_question(question, windows, settings.answer_share, settings.disabled_rules)
+        answer_question(question, sentences, settings.answer_share, settings.disabled_rules)
         for question in questions
     ]

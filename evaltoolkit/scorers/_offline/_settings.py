@@ -199,8 +199,8 @@ class SummarizationOfflineSettings(_OfflineSettings):
             source's key names or phrases ("Does the text mention ...?"); the others ask whether
             it states one of the source's central facts.
         answer_share: Share of a question's fact (names and numbers included, each word
-            weighted) that one place of the summary, one or two adjacent sentences, must state
-            for the question to count as answered.
+            weighted) that one sentence of the summary must state for the question to count
+            as answered.
         disabled_rules: Names of rules switched off (see ``OFFLINE_RULES``): each decides
             no verdict then, as if it were not there. Empty by default.
 
@@ -251,7 +251,7 @@ class SummarizationOfflineSettings(_OfflineSettings):
         0.6,
         0.1,
         1.0,
-        "Share of a question's fact that one or two adjacent summary sentences must state "
+        "Share of a question's fact that one summary sentence must state "
         "for the question to count as answered.",
     )
     disabled_rules: frozenset[str] = frozenset()
