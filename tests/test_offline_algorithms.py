@@ -937,6 +937,12 @@ def test_coverage_answered_when_the_summary_states_the_fact() -> None:
     assert "4,000" in verdicts[1]["reason"] or "missing" in verdicts[1]["reason"]
 
 
+def test_coverage_not_answered_when_a_number_differs() -> None:
+    verdicts = _verdicts("Acme Corporation was founded in 2001 by John Smith in Boston.", QUESTIONS)
+    assert verdicts[0]["answered"] is False
+    assert verdicts[0]["rule"] == "missing_number"
+
+
 def test_coverage_needs_only_the_summary_and_the_questions() -> None:
     # A fact that appears in no source at all is judged from the summary alone.
     question = "Does the text say that the bridge over the river Tamar opened in 1961?"

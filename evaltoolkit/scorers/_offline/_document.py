@@ -107,6 +107,13 @@ class TextUnit:
         return tuple(TextUnit.of(clause) for clause in split_clauses(self.text))
 
     @memoized_property
+    def values(self) -> frozenset[str]:
+        """Its numbers and the days of its dates, in canonical form ("240000000", "#1")."""
+        return frozenset(
+            token.norm for token in self.tokens if token.is_number or token.is_date_day
+        )
+
+    @memoized_property
     def phrases(self) -> tuple[tuple[str, int], ...]:
         """Its content stems in order, each with the number of the comma-delimited part it is in.
 

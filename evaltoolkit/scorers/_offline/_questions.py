@@ -17,7 +17,7 @@ Each question carries its fact or phrase, so answering needs nothing else.
 
 Answering (sees the summary and the question only, never the source): the question is answered
 when one sentence of the summary holds at least
-``settings.answer_share`` of the fact's content words (numbers and dates among them): the
+``settings.answer_share`` of the fact's content words and every number and date of it: the
 fact must be stated in one sentence, not pieced together from words scattered over the summary.
 The verdict's reason quotes that place.
 
@@ -251,12 +251,22 @@ def _too_few_words(fact: TextUnit, best: TextUnit | None, share: float, needed: 
     return best is None or share < needed - 1e-9
 
 
+def _missing_values(fact: TextUnit, best: TextUnit | None, share: float, needed: float) -> bool:
+    return best is not None and bool(fact.values - best.values)
+
+
 #: The named rules of a question verdict: a question is ``answered`` when one summary
-#: sentence holds ``answer_share`` of its fact's content words, else it is not
-#: (``missing_words``).
+#: sentence holds ``answer_share`` of its fact's content words and every number and date of
+#: it, unless a check below finds otherwise (the first that does names the verdict): no
+#: sentence holds ``answer_share`` (``missing_words``), or the sentence holding the most
+#: lacks a number or date (``missing_number``: "founded in 2001" does not answer "founded in
+#: 1995").
 QUESTION_RULES: tuple[OfflineRule, ...] = (
     OfflineRule("answered", "question", True, "one sentence states the fact", None),
     OfflineRule("missing_words", "question", False, "no place states answer_share", _too_few_words),
+    OfflineRule(
+        "missing_number", "question", False, "a number or date is missing", _missing_values
+    ),
 )
 
 
