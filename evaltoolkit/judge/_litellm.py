@@ -23,11 +23,12 @@ from typing import Any, Final
 
 from ..errors import ConfigurationError, JudgeCallError
 from ..records import ModelCall
+from ._adaptive import adaptive_slot
 from ._cache import CachedCall, JudgeCache, open_cache
 from ._cache_key import call_key, key_parameters
 from ._config import JudgeConfig
 from ._exchange import Exchange, FormRejected, Forms, answer_step
-from ._limits import call_slot, judge_slots
+from ._limits import call_slot, judge_slots, run_call_limit
 from ._litellm_runtime import import_litellm, litellm_for_running_loop
 from ._retry import Backoff, FailureKind, classify_failure, retry_after_seconds
 from ._secrets import redact, register_secrets, scrub_exception
@@ -254,10 +255,15 @@ class LiteLLMJudge:
 
     @contextlib.asynccontextmanager
     async def _slot(self) -> AsyncIterator[None]:
+        """One request's slots: the judge's own limit, the server's adaptive limit (which
+        learns from how the request ends), then the run's shared limit."""
         limit = self._config.concurrency
         async with contextlib.AsyncExitStack() as stack:
             if limit is not None:
                 await stack.enter_async_context(judge_slots(self, limit))
+            ceilings = [value for value in (limit, run_call_limit()) if value is not None]
+            ceiling = min(ceilings, default=None)
+            await stack.enter_async_context(adaptive_slot(self.model, self.api_base, ceiling))
             await stack.enter_async_context(call_slot())
             yield
 
