@@ -231,7 +231,7 @@ class JudgedScorer(Scorer):
             schema=step.schema,
             inputs=inputs,
             offline=None if step.offline is None else _OfflineCall(step),
-            max_tokens=step.max_tokens,
+            max_tokens=step.budget(inputs),
         )
         return await trace.ask(self.judge, request)
 

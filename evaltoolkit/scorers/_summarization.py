@@ -26,7 +26,16 @@ from ._base import check_scale, judge_for, merge_options
 from ._judged import JudgedScorer, align_entries, verdict_lines
 from ._offline import SummarizationOfflineSettings, judge_coverage, judge_source
 from ._reasons import summarization_reason
-from ._steps import Sample, Score, Step, StepContext, significant, two_decimals
+from ._steps import (
+    REASON_MAX_TOKENS,
+    Sample,
+    Score,
+    Step,
+    StepContext,
+    approx_tokens,
+    significant,
+    two_decimals,
+)
 from ._summarization_prompts import (
     COVERAGE,
     COVERAGE_SCHEMA,
@@ -84,6 +93,18 @@ def _coverage_inputs(context: StepContext) -> dict[str, Any] | None:
     return {"summary": context.values["summary"], "questions": questions}
 
 
+def _source_judgement_budget(inputs: Mapping[str, Any]) -> int:
+    """The claims restate the summary, each with a one-sentence reason (about one claim per
+    dozen tokens of summary: three times the summary's tokens); then at most
+    ``max_questions`` questions."""
+    return 96 + 4 * approx_tokens(inputs["summary"]) + 32 * int(inputs["max_questions"])
+
+
+def _coverage_budget(inputs: Mapping[str, Any]) -> int:
+    """One verdict per question: the question repeated, a flag and a one-sentence reason."""
+    return 64 + sum(approx_tokens(question) + 64 for question in inputs["questions"])
+
+
 def _reason_inputs(context: StepContext) -> dict[str, Any]:
     score = context.score
     assert score is not None and score.preprocess_step_result is not None
@@ -112,6 +133,7 @@ SOURCE_JUDGEMENT_STEP = Step(
     prompt=SOURCE_JUDGEMENT,
     schema=SOURCE_JUDGEMENT_SCHEMA,
     offline=judge_source,
+    max_tokens=_source_judgement_budget,
     description="step 1, sees source and summary: claim verdicts and questions from the source",
 )
 #: Step 2, never sees the source: each question answered from the summary alone.
@@ -121,6 +143,7 @@ COVERAGE_STEP = Step(
     schema=COVERAGE_SCHEMA,
     offline=judge_coverage,
     inputs=_coverage_inputs,
+    max_tokens=_coverage_budget,
     description="step 2, never sees the source: each question answered from the summary alone",
 )
 #: Step 3: the explanation naming the deciding axis.
@@ -137,6 +160,7 @@ REASON_STEP = Step(
         "claims": functools.partial(verdict_lines, text_key="claim", flag_key="supported"),
         "coverage": functools.partial(verdict_lines, text_key="question", flag_key="answered"),
     },
+    max_tokens=REASON_MAX_TOKENS,
     description="step 3: the explanation naming the deciding axis",
 )
 
