@@ -353,6 +353,21 @@ async def test_successes_raise_a_lowered_limit_back_to_the_run_concurrency() -> 
     assert limit.limit is None  # back at the run's concurrency: the server limits nothing
 
 
+async def test_a_timeout_counts_against_its_call_only_at_a_settled_limit() -> None:
+    limit = AdaptiveLimit("http://127.0.0.1:2/v1")
+    queued = [await limit.acquire(ceiling=8) for _ in range(2)]
+    limit.release(queued[0], TimeoutError())
+    limit.release(queued[1], TimeoutError())
+    assert limit.limit == 1
+    alone = await limit.acquire(ceiling=8)
+    limit.release(alone, TimeoutError())
+
+    # Admitted with no limit, the first waited behind a call the server could not serve;
+    # the call sent alone timed out on its own.
+    assert queued[0].crowded
+    assert not alone.crowded
+
+
 def test_only_overload_lowers_the_limit() -> None:
     class RateLimited(Exception):
         status_code = 429

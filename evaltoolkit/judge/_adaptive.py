@@ -30,7 +30,7 @@ from typing import Final
 
 from ._retry import classify_failure
 
-__all__ = ["AdaptiveLimit", "adaptive_limit", "adaptive_slot", "overloaded"]
+__all__ = ["AdaptiveLimit", "Slot", "adaptive_limit", "adaptive_slot", "overloaded"]
 
 _OVERLOAD_STATUSES: Final = frozenset({429, 503})
 _OVERLOAD_LABELS: Final = frozenset({"timeout", "connection error"})
@@ -53,13 +53,21 @@ def overloaded(error: BaseException) -> bool:
 
 
 @dataclass(eq=False, slots=True)
-class _Ticket:
-    """One call's claim on a slot: granted when admitted, with the cut count it was admitted at."""
+class Slot:
+    """One call's claim on a server's slot, granted when admitted.
+
+    Attributes:
+        crowded: Set when the call failed for overload while more calls were allowed in flight
+            than the limit its failure left: it waited behind calls the server could not
+            serve, so its failure says little of the call itself.
+    """
 
     future: asyncio.Future[None] | None = None
     granted: bool = False
     cuts: int = 0
     started: float = 0.0
+    admitted_at: int | None = None
+    crowded: bool = False
 
 
 @dataclass(eq=False)
@@ -86,7 +94,7 @@ class AdaptiveLimit:
     _service_s: float | None = None
     _paused_until: float = 0.0
     _timer_set: bool = False
-    _waiters: deque[_Ticket] = field(default_factory=deque)
+    _waiters: deque[Slot] = field(default_factory=deque)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -106,15 +114,16 @@ class AdaptiveLimit:
             return False
         return self._limit is None or self._in_flight < int(self._limit)
 
-    async def acquire(self, ceiling: int | None) -> _Ticket:
+    async def acquire(self, ceiling: int | None) -> Slot:
         """Wait for a slot; ``ceiling`` is the concurrency the run or judge allows at most."""
         with self._lock:
             if ceiling is not None:
                 self._ceiling = ceiling
             if not self._waiters and self._has_room():
-                self._take_slot()
-                return _Ticket(granted=True, cuts=self._cuts, started=time.monotonic())
-            ticket = _Ticket(future=asyncio.get_running_loop().create_future())
+                slot = Slot(granted=True)
+                self._take_slot(slot)
+                return slot
+            ticket = Slot(future=asyncio.get_running_loop().create_future())
             self._waiters.append(ticket)
             self._admit_waiters()  # sets the timer that ends a pause
         assert ticket.future is not None
@@ -130,12 +139,15 @@ class AdaptiveLimit:
             raise
         return ticket
 
-    def _take_slot(self) -> None:
+    def _take_slot(self, slot: Slot) -> None:
+        slot.cuts = self._cuts
+        slot.started = time.monotonic()
+        slot.admitted_at = None if self._limit is None else int(self._limit)
         self._in_flight += 1
         if self._limit is not None and self._in_flight >= int(self._limit):
             self._reached = True
 
-    def release(self, ticket: _Ticket, error: BaseException | None) -> None:
+    def release(self, ticket: Slot, error: BaseException | None) -> None:
         """Give the slot back; ``error`` is how the call failed, None when it succeeded."""
         message = None
         with self._lock:
@@ -145,13 +157,15 @@ class AdaptiveLimit:
                 message = self._succeeded(ticket, in_flight)
             elif error is not _CANCELLED and overloaded(error):
                 self._cut(in_flight)
+                lowered_to = int(self._limit or 1)
+                ticket.crowded = ticket.admitted_at is None or ticket.admitted_at > lowered_to
                 if classify_failure(error).label == "timeout":
                     self._pause_for_abandoned_work()
             self._admit_waiters()
         if message is not None:
             warnings.warn(message, RuntimeWarning, stacklevel=2)
 
-    def _succeeded(self, ticket: _Ticket, in_flight: int) -> str | None:
+    def _succeeded(self, ticket: Slot, in_flight: int) -> str | None:
         # A request that waited behind others took their service times too.
         service_s = (time.monotonic() - ticket.started) / max(1, in_flight)
         previous = self._service_s
@@ -213,9 +227,7 @@ class AdaptiveLimit:
             except RuntimeError:  # its event loop is closed: nobody waits for it any more
                 continue
             ticket.granted = True
-            ticket.cuts = self._cuts
-            ticket.started = time.monotonic()
-            self._take_slot()
+            self._take_slot(ticket)
         paused_s = self._paused_until - time.monotonic()
         if self._waiters and paused_s > 0 and not self._timer_set:
             future = self._waiters[0].future
@@ -253,7 +265,7 @@ def adaptive_limit(model: str, api_base: str | None) -> AdaptiveLimit:
 @contextlib.asynccontextmanager
 async def adaptive_slot(
     model: str, api_base: str | None, ceiling: int | None
-) -> AsyncIterator[None]:
+) -> AsyncIterator[Slot]:
     """Hold a slot of the server's adaptive limit for one request; learn from how it ends.
 
     An exception leaving the block is the request's failure; a clean exit is its success.
@@ -262,7 +274,7 @@ async def adaptive_slot(
     ticket = await limit.acquire(ceiling)
     outcome: BaseException | None = _CANCELLED
     try:
-        yield
+        yield ticket
         outcome = None
     except Exception as error:
         outcome = error

@@ -23,7 +23,7 @@ from typing import Any, Final
 
 from ..errors import ConfigurationError, JudgeCallError
 from ..records import ModelCall
-from ._adaptive import adaptive_slot
+from ._adaptive import Slot, adaptive_slot
 from ._cache import CachedCall, JudgeCache, open_cache
 from ._cache_key import call_key, key_parameters
 from ._config import JudgeConfig
@@ -254,7 +254,7 @@ class LiteLLMJudge:
         return options
 
     @contextlib.asynccontextmanager
-    async def _slot(self) -> AsyncIterator[None]:
+    async def _slot(self) -> AsyncIterator[Slot]:
         """One request's slots: the judge's own limit, the server's adaptive limit (which
         learns from how the request ends), then the run's shared limit."""
         limit = self._config.concurrency
@@ -263,9 +263,11 @@ class LiteLLMJudge:
                 await stack.enter_async_context(judge_slots(self, limit))
             ceilings = [value for value in (limit, run_call_limit()) if value is not None]
             ceiling = min(ceilings, default=None)
-            await stack.enter_async_context(adaptive_slot(self.model, self.api_base, ceiling))
+            slot = await stack.enter_async_context(
+                adaptive_slot(self.model, self.api_base, ceiling)
+            )
             await stack.enter_async_context(call_slot())
-            yield
+            yield slot
 
     async def _send(
         self, request: JudgeRequest, max_tokens: int, messages: list[dict[str, Any]], form: Form
@@ -275,18 +277,22 @@ class LiteLLMJudge:
         options = self._request_options(request, messages, form, max_tokens)
         made = 0
         timeouts = 0
+        deadline_s = self._config.timeout + _TIMEOUT_GRACE_S
         while True:
             self._raise_if_stopped(request.step)
             made += 1
+            slot: Slot | None = None
             try:
-                async with self._slot(), asyncio.timeout(self._config.timeout + _TIMEOUT_GRACE_S):
+                async with self._slot() as slot, asyncio.timeout(deadline_s):
                     return await litellm.acompletion(**options), made
             except Exception as error:
                 scrub_exception(error)
                 failure = classify_failure(error)
                 if form != "off" and form_rejected(error, failure.status):
                     raise FormRejected(made) from error
-                timeouts += failure.label == "timeout"
+                # A request that timed out waiting behind others the server could not serve
+                # says nothing of this one: only timeouts at a settled limit count.
+                timeouts += failure.label == "timeout" and not (slot is not None and slot.crowded)
                 self._give_up_unless_retryable(request.step, failure, error, made, timeouts)
                 delay = self._backoff.delay(made - 1, retry_after_seconds(error))
                 logger.debug(
