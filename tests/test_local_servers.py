@@ -362,8 +362,8 @@ async def test_a_timeout_counts_against_its_call_only_at_a_settled_limit() -> No
     alone = await limit.acquire(ceiling=8)
     limit.release(alone, TimeoutError())
 
-    # Admitted with no limit, the first waited behind a call the server could not serve;
-    # the call sent alone timed out on its own.
+    # The first timed out beside a call the server could not serve as well; the call sent
+    # alone timed out on its own.
     assert queued[0].crowded
     assert not alone.crowded
 

@@ -57,16 +57,15 @@ class Slot:
     """One call's claim on a server's slot, granted when admitted.
 
     Attributes:
-        crowded: Set when the call failed for overload while more calls were allowed in flight
-            than the limit its failure left: it waited behind calls the server could not
-            serve, so its failure says little of the call itself.
+        crowded: Set when the call failed for overload while more calls were in flight than
+            the limit its failure left: it shared the server with calls it could not serve,
+            so its failure says little of the call itself.
     """
 
     future: asyncio.Future[None] | None = None
     granted: bool = False
     cuts: int = 0
     started: float = 0.0
-    admitted_at: int | None = None
     crowded: bool = False
 
 
@@ -142,7 +141,6 @@ class AdaptiveLimit:
     def _take_slot(self, slot: Slot) -> None:
         slot.cuts = self._cuts
         slot.started = time.monotonic()
-        slot.admitted_at = None if self._limit is None else int(self._limit)
         self._in_flight += 1
         if self._limit is not None and self._in_flight >= int(self._limit):
             self._reached = True
@@ -157,8 +155,7 @@ class AdaptiveLimit:
                 message = self._succeeded(ticket, in_flight)
             elif error is not _CANCELLED and overloaded(error):
                 self._cut(in_flight)
-                lowered_to = int(self._limit or 1)
-                ticket.crowded = ticket.admitted_at is None or ticket.admitted_at > lowered_to
+                ticket.crowded = in_flight > int(self._limit or 1)
                 if classify_failure(error).label == "timeout":
                     self._pause_for_abandoned_work()
             self._admit_waiters()
@@ -177,7 +174,7 @@ class AdaptiveLimit:
         if ticket.cuts != self._cuts or not self._reached:
             return None  # admitted before the last cut, or the limit was not in use
         message = None
-        if not self._said:
+        if not self._said and int(self._limit) < (self._lowered_from or 0):
             self._said = True
             message = self._lowered_message(int(self._limit))
         before = int(self._limit)
