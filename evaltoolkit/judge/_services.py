@@ -26,8 +26,9 @@ from typing import Any, Final, Protocol, TypeVar
 
 from ..errors import JudgeCallError, JudgeError
 from ..records import ModelCall, Usage
+from ._adaptive import Slot, adaptive_slot
 from ._cache import CachedCall, JudgeCache, open_cache
-from ._limits import call_slot, judge_slots
+from ._limits import call_slot, judge_slots, run_call_limit
 from ._retry import Backoff, FailureKind, classify_failure, retry_after_seconds
 from ._secrets import scrub_exception
 from ._single_flight import SingleFlight
@@ -187,13 +188,18 @@ class JudgeServices:
     # -- limits and retries -----------------------------------------------------------------
 
     @contextlib.asynccontextmanager
-    async def slot(self) -> AsyncIterator[None]:
-        """Hold a slot of this judge's own limit, if it has one, and one of the run's."""
+    async def slot(self) -> AsyncIterator[Slot]:
+        """One request's slots: this judge's own limit (if it has one), the server's adaptive
+        limit (which learns from how the request ends), then the run's shared limit."""
         async with contextlib.AsyncExitStack() as stack:
             if self.concurrency is not None:
                 await stack.enter_async_context(judge_slots(self, self.concurrency))
+            ceilings = [value for value in (self.concurrency, run_call_limit()) if value]
+            slot = await stack.enter_async_context(
+                adaptive_slot(self.model, self.api_base, min(ceilings, default=None))
+            )
             await stack.enter_async_context(call_slot())
-            yield
+            yield slot
 
     def _time_limit(self) -> asyncio.Timeout:
         return asyncio.timeout(None if self.timeout is None else self.timeout + _TIMEOUT_GRACE_S)
@@ -224,8 +230,9 @@ class JudgeServices:
         while True:
             self.raise_if_stopped(step)
             made += 1
+            slot: Slot | None = None
             try:
-                async with self.slot(), self._time_limit():
+                async with self.slot() as slot, self._time_limit():
                     return await send_once(), made
             except JudgeError:
                 raise  # a backend's own verdict on the step, not a failed request
@@ -234,7 +241,9 @@ class JudgeServices:
                 failure = classify_failure(error)
                 if on_failure is not None:
                     on_failure(error, failure, made)
-                timeouts += failure.label == "timeout"
+                # A request that timed out waiting behind others the server could not serve
+                # says nothing of this one: only timeouts at a settled limit count.
+                timeouts += failure.label == "timeout" and not (slot is not None and slot.crowded)
                 self.give_up_unless_retryable(step, failure, error, made, timeouts, hint)
                 delay = self.backoff.delay(made - 1, retry_after_seconds(error))
                 logger.debug(

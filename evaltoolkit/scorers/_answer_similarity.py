@@ -38,7 +38,16 @@ from ._base import check_scale, judge_for, merge_options
 from ._judged import JudgedScorer, align_entries
 from ._offline import AnswerSimilarityOfflineSettings, analyze_units, extract_units
 from ._reasons import answer_similarity_reason
-from ._steps import Sample, Score, Step, StepContext, json_lines, significant
+from ._steps import (
+    REASON_MAX_TOKENS,
+    Sample,
+    Score,
+    Step,
+    StepContext,
+    approx_tokens,
+    json_lines,
+    significant,
+)
 
 __all__ = [
     "ANSWER_THRESHOLD",
@@ -141,6 +150,19 @@ def _analyze_inputs(context: StepContext) -> dict[str, Any] | None:
     }
 
 
+def _extract_budget(inputs: Mapping[str, Any]) -> int:
+    """The units quote the answer and the ground truth: room for both texts, twice over."""
+    return 64 + 2 * (approx_tokens(inputs["output"]) + approx_tokens(inputs["ground_truth"]))
+
+
+def _analyze_budget(inputs: Mapping[str, Any]) -> int:
+    """One match per ground-truth unit (the unit, its counterpart, a type and a short
+    explanation), and room to list each answer unit as a contradiction or extra information."""
+    matches = sum(2 * approx_tokens(unit) + 80 for unit in inputs["ground_truth_units"])
+    others = sum(approx_tokens(unit) + 16 for unit in inputs["output_units"])
+    return 64 + matches + others
+
+
 def _reason_inputs(context: StepContext) -> dict[str, Any] | None:
     score = context.score
     if score is None or score.analyze_step_result is None:
@@ -159,6 +181,7 @@ EXTRACT_STEP = Step(
     schema=EXTRACT_SCHEMA,
     offline=extract_units,
     inputs=_extract_inputs,
+    max_tokens=_extract_budget,
     description="step 1: the semantic units of the answer and of the ground truth",
 )
 #: Step 2: each ground-truth unit matched; contradictions and extra information listed.
@@ -168,6 +191,7 @@ ANALYZE_STEP = Step(
     schema=ANALYZE_SCHEMA,
     offline=analyze_units,
     inputs=_analyze_inputs,
+    max_tokens=_analyze_budget,
     description="step 2: each ground-truth unit matched exact, semantic, partial or missing",
 )
 #: Step 3: the explanation of the score.
@@ -183,6 +207,7 @@ REASON_STEP = Step(
         "contradictions": json_lines,
         "extra_info": json_lines,
     },
+    max_tokens=REASON_MAX_TOKENS,
     description="step 3: the explanation of the score",
 )
 

@@ -268,7 +268,11 @@ class JudgedScorer(Scorer):
             schema=step.schema,
             inputs=inputs,
             offline=None if step.offline is None else _OfflineCall(step),
-            max_tokens=step.max_tokens,
+            # A prompt given whole is a plan's, for inputs not known yet: a budget sized from
+            # them is unknown too, and the judge's schema-sized budget bounds the reply.
+            max_tokens=step.budget(inputs)
+            if prompt is None or not callable(step.max_tokens)
+            else None,
             repeat=current_repeat(),
         )
 

@@ -23,11 +23,14 @@ from ..messages import input_text, output_text
 from ._prompts import PromptTemplate, placeholders_of
 
 __all__ = [
+    "REASON_MAX_TOKENS",
+    "Budget",
     "Formatter",
     "Sample",
     "Score",
     "Step",
     "StepContext",
+    "approx_tokens",
     "format_value",
     "json_lines",
     "numbered",
@@ -37,6 +40,10 @@ __all__ = [
 
 Formatter = Callable[[Any], str]
 StepInputs = Callable[["StepContext"], Mapping[str, Any] | None]
+#: A step's completion budget sized from its inputs: ``f(inputs) -> max_tokens``.
+Budget = Callable[[Mapping[str, Any]], int]
+#: The budget of a reason step's reply: two to four sentences in a JSON object.
+REASON_MAX_TOKENS: Final = 200
 
 _STEP_NAME: Final = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _RESERVED_STEP_NAMES: Final = frozenset({"system"})
@@ -186,6 +193,17 @@ def two_decimals(value: float) -> str:
     return f"{value:.2f}"
 
 
+def approx_tokens(text: object) -> int:
+    """A generous count of the tokens ``text`` takes (3 characters a token, where English
+    averages about 4), for completion budgets that must not cut a good reply short.
+
+    Example:
+        >>> approx_tokens("The Eiffel Tower is in Paris.")
+        10
+    """
+    return len(str(text)) // 3 + 1
+
+
 def format_value(value: Any) -> str:
     """How an input is written into a prompt by default.
 
@@ -241,7 +259,9 @@ class Step:
             ``output``, ``ground_truth``) and the replies of earlier steps (by step name).
         formats: How to write particular inputs into the prompt, by name.
         description: What the step is for, shown by prompt-tuning views.
-        max_tokens: The step's completion budget; None sizes it from the schema.
+        max_tokens: The step's completion budget: a number, ``f(inputs) -> int`` to size it
+            from the reply the inputs call for (the units or questions an earlier step
+            gave), or None to size it from the schema. A judge's own ``max_tokens`` wins.
 
     Example:
         >>> step = Step(
@@ -264,7 +284,7 @@ class Step:
     inputs: StepInputs | None = None
     formats: Mapping[str, Formatter] = field(default_factory=dict)
     description: str = ""
-    max_tokens: int | None = None
+    max_tokens: int | Budget | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not _STEP_NAME.match(self.name):
@@ -283,12 +303,28 @@ class Step:
         for name, value in (("offline", self.offline), ("inputs", self.inputs)):
             if value is not None and not callable(value):
                 raise ConfigurationError(f"step {self.name!r}: {name} must be callable")
-        if self.max_tokens is not None and (
-            isinstance(self.max_tokens, bool)
-            or not isinstance(self.max_tokens, int)
-            or self.max_tokens < 1
-        ):
-            raise ConfigurationError(f"step {self.name!r}: max_tokens must be an integer >= 1")
+        if self.max_tokens is not None and not callable(self.max_tokens):
+            self._check_budget(self.max_tokens)
+
+    def _check_budget(self, budget: object) -> int:
+        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+            raise ConfigurationError(
+                f"step {self.name!r}: max_tokens must be an integer >= 1 or a function of the "
+                f"step's inputs returning one, got {budget!r}"
+            )
+        return budget
+
+    def budget(self, inputs: Mapping[str, Any]) -> int | None:
+        """The completion budget for these inputs; None leaves it to the judge (the schema).
+
+        Raises:
+            ConfigurationError: A budget function returned something other than an integer >= 1.
+        """
+        if self.max_tokens is None:
+            return None
+        if callable(self.max_tokens):
+            return self._check_budget(self.max_tokens(inputs))
+        return self.max_tokens
 
     @property
     def placeholders(self) -> frozenset[str]:

@@ -43,7 +43,16 @@ from ._offline import (
 )
 from ._prompts import json_object
 from ._reasons import summarization_reason
-from ._steps import Sample, Score, Step, StepContext, significant, two_decimals
+from ._steps import (
+    REASON_MAX_TOKENS,
+    Sample,
+    Score,
+    Step,
+    StepContext,
+    approx_tokens,
+    significant,
+    two_decimals,
+)
 from ._summarization_prompts import (
     CLAIMS,
     CLAIMS_SCHEMA,
@@ -123,6 +132,28 @@ def _coverage_inputs(context: StepContext) -> dict[str, Any] | None:
     return {"summary": context.values["summary"], "questions": questions}
 
 
+def _source_judgement_budget(inputs: Mapping[str, Any]) -> int:
+    """The claims restate the summary, each with a one-sentence reason (about one claim per
+    dozen tokens of summary: three times the summary's tokens); then at most
+    ``max_questions`` questions."""
+    return 96 + 4 * approx_tokens(inputs["summary"]) + 32 * int(inputs["max_questions"])
+
+
+def _questions_budget(inputs: Mapping[str, Any]) -> int:
+    """At most ``max_questions`` closed questions (``questions="per_source"``)."""
+    return 64 + 32 * int(inputs["max_questions"])
+
+
+def _claims_budget(inputs: Mapping[str, Any]) -> int:
+    """The claims alone (``questions="per_source"``), sized as in the source judgement."""
+    return 96 + 4 * approx_tokens(inputs["summary"])
+
+
+def _coverage_budget(inputs: Mapping[str, Any]) -> int:
+    """One verdict per question: the question repeated, a flag and a one-sentence reason."""
+    return 64 + sum(approx_tokens(question) + 64 for question in inputs["questions"])
+
+
 def _reason_inputs(context: StepContext) -> dict[str, Any]:
     score = context.score
     assert score is not None and score.preprocess_step_result is not None
@@ -150,6 +181,7 @@ SOURCE_JUDGEMENT_STEP = Step(
     name="source_judgement",
     prompt=SOURCE_JUDGEMENT,
     schema=SOURCE_JUDGEMENT_SCHEMA,
+    max_tokens=_source_judgement_budget,
     description="step 1, sees source and summary: claim verdicts and questions from the source",
 )
 #: With questions="per_source", step 1a, sees the source alone: the questions.
@@ -157,6 +189,7 @@ SOURCE_QUESTIONS_STEP = Step(
     name="source_questions",
     prompt=SOURCE_QUESTIONS,
     schema=SOURCE_QUESTIONS_SCHEMA,
+    max_tokens=_questions_budget,
     description="step 1a, sees the source alone: closed questions drawn once per source",
 )
 #: With questions="per_source", step 1b, sees source and summary: the claim verdicts.
@@ -164,6 +197,7 @@ CLAIMS_STEP = Step(
     name="claims",
     prompt=CLAIMS,
     schema=CLAIMS_SCHEMA,
+    max_tokens=_claims_budget,
     description="step 1b, sees source and summary: claim verdicts only",
 )
 #: Step 2, never sees the source: each question answered from the summary alone.
@@ -172,6 +206,7 @@ COVERAGE_STEP = Step(
     prompt=COVERAGE,
     schema=COVERAGE_SCHEMA,
     inputs=_coverage_inputs,
+    max_tokens=_coverage_budget,
     description="step 2, never sees the source: each question answered from the summary alone",
 )
 #: Step 3: the explanation naming the deciding axis.
@@ -188,6 +223,7 @@ REASON_STEP = Step(
         "claims": functools.partial(verdict_lines, text_key="claim", flag_key="supported"),
         "coverage": functools.partial(verdict_lines, text_key="question", flag_key="answered"),
     },
+    max_tokens=REASON_MAX_TOKENS,
     description="step 3: the explanation naming the deciding axis",
 )
 

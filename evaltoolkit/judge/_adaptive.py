@@ -1,0 +1,287 @@
+"""Calls in flight adapted to what a server sustains: additive increase, multiplicative decrease.
+
+A self-hosted server may answer one request at a time and queue the rest; at the run's
+concurrency the queued requests time out while they wait, and a retry at the same concurrency
+only lengthens the queue (the server keeps generating for requests the client abandoned). So
+every call to a (model, api_base) holds a slot of that server's :class:`AdaptiveLimit`:
+
+- a call that times out, is rate limited (HTTP 429, 503) or loses its connection halves the
+  limit (down to 1), from the calls that were in flight when it failed;
+- a call that succeeds while the limit is in use raises it by ``1 / limit`` (one more call in
+  flight per round of successes), until it reaches the run's (or judge's) concurrency, where
+  the server is no longer the constraint;
+- a retry takes a slot like any call, so it waits for the lowered limit.
+
+The first time a call admitted under a lowered limit succeeds, one warning says what the
+server sustains. The limits are kept per process, so a later run starts from what was learned.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+import time
+import warnings
+from collections import deque
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Final
+
+from ._retry import classify_failure
+
+__all__ = ["AdaptiveLimit", "Slot", "adaptive_limit", "adaptive_slot", "overloaded"]
+
+_OVERLOAD_STATUSES: Final = frozenset({429, 503})
+_OVERLOAD_LABELS: Final = frozenset({"timeout", "connection error"})
+# Weight of the latest success in the running estimate of one request's service time.
+_SERVICE_WEIGHT: Final = 0.3
+_MAX_BACKLOG_S: Final = 120.0
+
+
+def overloaded(error: BaseException) -> bool:
+    """Whether a failed call says the server has more requests than it can serve now.
+
+    Example:
+        >>> overloaded(TimeoutError()), overloaded(ValueError("bad request"))
+        (True, False)
+    """
+    failure = classify_failure(error)
+    if failure.fatal:
+        return False
+    return failure.status in _OVERLOAD_STATUSES or failure.label in _OVERLOAD_LABELS
+
+
+@dataclass(eq=False, slots=True)
+class Slot:
+    """One call's claim on a server's slot, granted when admitted.
+
+    Attributes:
+        crowded: Set when the call failed for overload while more calls were in flight than
+            the limit its failure left: it shared the server with calls it could not serve,
+            so its failure says little of the call itself.
+    """
+
+    future: asyncio.Future[None] | None = None
+    granted: bool = False
+    cuts: int = 0
+    started: float = 0.0
+    crowded: bool = False
+
+
+@dataclass(eq=False)
+class AdaptiveLimit:
+    """The calls in flight one server sustains, learned from how its calls end.
+
+    Args:
+        where: The server, as the warning names it (its ``api_base``, else the model).
+
+    Example:
+        >>> limit = AdaptiveLimit("http://127.0.0.1:8011/v1")
+        >>> limit.limit is None  # nothing learned: the run's concurrency applies
+        True
+    """
+
+    where: str
+    _limit: float | None = None
+    _ceiling: int | None = None
+    _in_flight: int = 0
+    _cuts: int = 0
+    _lowered_from: int | None = None
+    _said: bool = False
+    _reached: bool = False
+    _service_s: float | None = None
+    _paused_until: float = 0.0
+    _timer_set: bool = False
+    _waiters: deque[Slot] = field(default_factory=deque)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def limit(self) -> int | None:
+        """Calls allowed in flight now; None when no failure has lowered it (or it recovered)."""
+        with self._lock:
+            return None if self._limit is None else int(self._limit)
+
+    @property
+    def in_flight(self) -> int:
+        """Calls holding a slot now."""
+        with self._lock:
+            return self._in_flight
+
+    def _has_room(self) -> bool:
+        if time.monotonic() < self._paused_until:
+            return False
+        return self._limit is None or self._in_flight < int(self._limit)
+
+    async def acquire(self, ceiling: int | None) -> Slot:
+        """Wait for a slot; ``ceiling`` is the concurrency the run or judge allows at most."""
+        with self._lock:
+            if ceiling is not None:
+                self._ceiling = ceiling
+            if not self._waiters and self._has_room():
+                slot = Slot(granted=True)
+                self._take_slot(slot)
+                return slot
+            ticket = Slot(future=asyncio.get_running_loop().create_future())
+            self._waiters.append(ticket)
+            self._admit_waiters()  # sets the timer that ends a pause
+        assert ticket.future is not None
+        try:
+            await ticket.future
+        except BaseException:
+            with self._lock:
+                if ticket.granted:
+                    self._in_flight -= 1
+                    self._admit_waiters()
+                else:
+                    self._waiters.remove(ticket)
+            raise
+        return ticket
+
+    def _take_slot(self, slot: Slot) -> None:
+        slot.cuts = self._cuts
+        slot.started = time.monotonic()
+        self._in_flight += 1
+        if self._limit is not None and self._in_flight >= int(self._limit):
+            self._reached = True
+
+    def release(self, ticket: Slot, error: BaseException | None) -> None:
+        """Give the slot back; ``error`` is how the call failed, None when it succeeded."""
+        message = None
+        with self._lock:
+            in_flight = self._in_flight
+            self._in_flight -= 1
+            if error is None:
+                message = self._succeeded(ticket, in_flight)
+            elif error is not _CANCELLED and overloaded(error):
+                self._cut(in_flight)
+                ticket.crowded = in_flight > int(self._limit or 1)
+                if classify_failure(error).label == "timeout":
+                    self._pause_for_abandoned_work()
+            self._admit_waiters()
+        if message is not None:
+            warnings.warn(message, RuntimeWarning, stacklevel=2)
+
+    def _succeeded(self, ticket: Slot, in_flight: int) -> str | None:
+        # A request that waited behind others took their service times too.
+        service_s = (time.monotonic() - ticket.started) / max(1, in_flight)
+        previous = self._service_s
+        self._service_s = (
+            service_s if previous is None else previous + _SERVICE_WEIGHT * (service_s - previous)
+        )
+        if self._limit is None:
+            return None
+        if ticket.cuts != self._cuts or not self._reached:
+            return None  # admitted before the last cut, or the limit was not in use
+        message = None
+        if not self._said and int(self._limit) < (self._lowered_from or 0):
+            self._said = True
+            message = self._lowered_message(int(self._limit))
+        before = int(self._limit)
+        self._limit += 1.0 / self._limit
+        if self._ceiling is not None and self._limit >= self._ceiling:
+            self._limit = None
+        elif int(self._limit) > before:
+            self._reached = False  # one more in flight: raise again once that is in use
+        return message
+
+    def _cut(self, in_flight: int) -> None:
+        current = in_flight if self._limit is None else min(int(self._limit), in_flight)
+        if self._lowered_from is None:
+            self._lowered_from = current
+        self._limit = float(max(1, current // 2))
+        self._cuts += 1
+        self._reached = False
+
+    def _pause_for_abandoned_work(self) -> None:
+        """The server keeps generating for a request the client abandoned: admit nothing new
+        until it has had time for it (one service time, shared among its slots)."""
+        if self._service_s is None or self._limit is None:
+            return
+        now = time.monotonic()
+        start = max(now, self._paused_until)
+        self._paused_until = min(now + _MAX_BACKLOG_S, start + self._service_s / self._limit)
+
+    def _lowered_message(self, limit: int) -> str:
+        before = f" (from {self._lowered_from})" if self._lowered_from else ""
+        if limit == 1:
+            sustains = "answers one request at a time"
+        else:
+            sustains = f"answers about {limit} requests at a time"
+        return (
+            f"the server at {self.where} {sustains}: lowered concurrency to {limit}{before}; "
+            "it rises again while requests succeed"
+        )
+
+    def _admit_waiters(self) -> None:
+        while self._waiters and self._has_room():
+            ticket = self._waiters.popleft()
+            assert ticket.future is not None
+            if ticket.future.done():  # cancelled while waiting
+                continue
+            try:
+                ticket.future.get_loop().call_soon_threadsafe(_grant, ticket.future)
+            except RuntimeError:  # its event loop is closed: nobody waits for it any more
+                continue
+            ticket.granted = True
+            self._take_slot(ticket)
+        paused_s = self._paused_until - time.monotonic()
+        if self._waiters and paused_s > 0 and not self._timer_set:
+            future = self._waiters[0].future
+            assert future is not None
+            loop = future.get_loop()
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(loop.call_later, paused_s, self._resume)
+                self._timer_set = True
+
+    def _resume(self) -> None:
+        with self._lock:
+            self._timer_set = False
+            self._admit_waiters()
+
+
+def _grant(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+_limits: dict[tuple[str, str], AdaptiveLimit] = {}
+_limits_lock = threading.Lock()
+
+
+def adaptive_limit(model: str, api_base: str | None) -> AdaptiveLimit:
+    """The process's limit for calls to ``model`` at ``api_base``."""
+    key = (model, api_base or "")
+    with _limits_lock:
+        limit = _limits.get(key)
+        if limit is None:
+            limit = _limits[key] = AdaptiveLimit(api_base or model)
+    return limit
+
+
+@contextlib.asynccontextmanager
+async def adaptive_slot(
+    model: str, api_base: str | None, ceiling: int | None
+) -> AsyncIterator[Slot]:
+    """Hold a slot of the server's adaptive limit for one request; learn from how it ends.
+
+    An exception leaving the block is the request's failure; a clean exit is its success.
+    """
+    limit = adaptive_limit(model, api_base)
+    ticket = await limit.acquire(ceiling)
+    outcome: BaseException | None = _CANCELLED
+    try:
+        yield ticket
+        outcome = None
+    except Exception as error:
+        outcome = error
+        raise
+    finally:
+        limit.release(ticket, outcome)
+
+
+class _Cancelled(Exception):
+    """A call cancelled or interrupted by its caller: no sign of what the server sustains."""
+
+
+_CANCELLED: Final = _Cancelled()
