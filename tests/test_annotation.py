@@ -230,7 +230,8 @@ def test_blind_by_default_and_shown_after_or_always(tmp_path: Path, judged: Any)
     after.label(3)
     after.previous()
     assert after.verdicts_shown()
-    assert "0.778" in after.verdicts.value
+    score = judged.items[0].scorer_results["summarization"].score
+    assert f"{score:.3f}" in after.verdicts.value
     always = annotator(tmp_path / "c.jsonl", data=judged, show="always")
     assert always.verdicts_shown() and "The judge" in always.verdicts.value
 

