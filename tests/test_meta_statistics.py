@@ -425,6 +425,19 @@ def test_the_plot_draws_each_pair_and_the_interval_of_the_mean() -> None:
     assert "B higher on 8, equal 1, lower 3" in ax.get_title()
 
 
+def test_the_resampled_kendall_tau_is_scipys_on_tied_and_untied_rows() -> None:
+    from evaltoolkit.meta._system import resampled_kendall_tau_b
+
+    generator = np.random.default_rng(5)
+    first = generator.integers(0, 4, size=(40, 12)).astype(float)  # many ties
+    second = generator.normal(size=(40, 12))
+    second[:5] = np.round(second[:5])  # ties on both sides
+    first[7] = 2.0  # a constant row: undefined
+    expected = [stats.kendalltau(a, b).statistic for a, b in zip(first, second, strict=True)]
+    assert resampled_kendall_tau_b(first, second) == pytest.approx(expected, nan_ok=True)
+    assert np.isnan(resampled_kendall_tau_b(first, second)[7])
+
+
 def test_system_level_correlates_the_systems_means() -> None:
     generator = np.random.default_rng(8)
     systems, docs = 6, 20

@@ -28,6 +28,25 @@ SYSTEM_LEVEL = "system"
 _METRICS = ("spearman", "kendall", "pearson")
 
 
+def resampled_kendall_tau_b(first: FloatArray, second: FloatArray) -> FloatArray:
+    """Kendall's tau-b of each row pair at once (resamples x systems; NaN where a row is
+    constant): scipy's :func:`~scipy.stats.kendalltau` takes one pair of rows a call, about
+    0.5 ms each, which a thousand resamples of every agreement table cannot afford. The same
+    definition (concordant minus discordant pairs over the root of the untied pairs' product),
+    checked against scipy on tied and untied rows in a test; the point estimate is scipy's.
+    """
+    import numpy as np
+
+    upper = np.triu_indices(first.shape[1], k=1)
+    signs_first = np.sign(first[:, :, None] - first[:, None, :])[:, upper[0], upper[1]]
+    signs_second = np.sign(second[:, :, None] - second[:, None, :])[:, upper[0], upper[1]]
+    net = (signs_first * signs_second).sum(axis=1)
+    untied = np.count_nonzero(signs_first, axis=1) * np.count_nonzero(signs_second, axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tau: FloatArray = np.where(untied > 0, net / np.sqrt(untied), np.nan)
+    return tau
+
+
 def _correlations(scores: FloatArray, labels: FloatArray) -> dict[str, FloatArray]:
     """Each correlation per row of resamples x systems (NaN where undefined)."""
     import numpy as np
@@ -44,13 +63,12 @@ def _correlations(scores: FloatArray, labels: FloatArray) -> dict[str, FloatArra
                 stats.rankdata(scores, axis=1), stats.rankdata(labels, axis=1), axis=1
             ).statistic
         )
-        results["kendall"] = np.array(
-            [
-                stats.kendalltau(first, second).statistic if ok else math.nan
-                for first, second, ok in zip(scores, labels, usable, strict=True)
-            ],
-            dtype=np.float64,
-        )
+        if len(scores) == 1:
+            results["kendall"] = np.array(
+                [stats.kendalltau(scores[0], labels[0]).statistic if usable[0] else math.nan]
+            )
+        else:
+            results["kendall"] = resampled_kendall_tau_b(scores, labels)
     for metric in results:
         results[metric] = np.where(finite, results[metric], np.nan)
     return results
