@@ -89,14 +89,16 @@ WORDS = [
 
 
 def _sentence(rng: random.Random, words: int) -> str:
-    picked = " ".join(rng.choice(WORDS) for _ in range(words))
+    picked = " ".join(rng.choices(WORDS, k=words))
     return picked[0].upper() + picked[1:] + f" in {rng.randint(1990, 2030)}."
 
 
 def _document(rng: random.Random, chars: int) -> str:
     parts: list[str] = []
-    while sum(len(part) + 1 for part in parts) < chars:
+    length = 0
+    while length < chars:
         parts.append(_sentence(rng, rng.randint(8, 18)))
+        length += len(parts[-1]) + 1
     return " ".join(parts)
 
 
