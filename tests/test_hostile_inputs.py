@@ -319,3 +319,22 @@ def test_a_symbolic_link_loop_is_called_one(tmp_path: Path) -> None:
     dangling.symlink_to(tmp_path / "gone.jsonl")
     with pytest.raises(DataLoadError, match=r"link to '.*gone\.jsonl', which does not"):
         _run(dangling)
+
+
+def test_a_number_longer_than_python_converts_is_scored_like_any_other() -> None:
+    # Python refuses to turn a string of more than 4,300 digits into an int: the offline
+    # judge's tokenizer read such a number (and its ordinal) through int() and failed.
+    digits = "1" * 5000
+    item = {
+        "id": "long-number",
+        "input": f"The {digits} cats sat on the {digits}th mat. It cost {digits} million.",
+        "output": f"The {digits} cats sat on the mat.",
+        "ground_truth": f"{digits} cats",
+    }
+    scorers = [
+        et.create_summarization_scorer(reason="template"),
+        et.create_answer_similarity_scorer(),
+    ]
+    rows = et.run_evals([item], scorers, progress=False).to_frame()
+    assert rows["error"].isna().all(), rows["error"].tolist()
+    assert (rows["score"] > 0.5).all(), rows["score"].tolist()

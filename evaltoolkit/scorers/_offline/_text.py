@@ -10,6 +10,7 @@ and plain text ("didn't") agree.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -80,6 +81,17 @@ _MONTHS = {
 }  # fmt: skip
 MONTH_NAMES = frozenset(_MONTHS.values()) | word_set("may march")
 _LAST_DAY_OF_MONTH = 31
+# The shortest stem an ending may leave: shorter words keep their ending ("bus", "was"), and
+# are not read as a verb ("bed", "king") or an adverb ("only") by it.
+MIN_STEM_LETTERS = 3
+# The years a number ending a sentence may be, with a citation marker glued on ("in 19801.").
+CITED_YEARS = range(1000, 2100)
+# The endings the stemmer strips, longest first, each with what replaces it.
+_SUFFIXES = (
+    ("ies", "y"), ("ied", "y"), ("sses", "ss"), ("ches", "ch"), ("shes", "sh"), ("xes", "x"),
+    ("ingly", ""), ("edly", ""), ("ing", ""), ("ed", ""), ("ly", ""), ("s", ""),
+)  # fmt: skip
+_VERB_SUFFIXES = frozenset({"ing", "ed", "ingly", "edly"})
 # Irregular English verb forms mapped to their base form, so "caught" and "catches" agree.
 _IRREGULAR_VERBS = {
     "ate": "eat", "eaten": "eat", "began": "begin", "begun": "begin", "bought": "buy",
@@ -179,7 +191,8 @@ def stem(word: str) -> str:
     """Strip common English inflections from a lower-case word.
 
     A light, conservative stemmer: plural and verb endings and "-ly", so that "prescriptions"
-    and "prescription", or "raised" and "raise", share a stem. Digits are left alone.
+    and "prescription", or "raised" and "raise", share a stem. An ending is stripped only when
+    ``MIN_STEM_LETTERS`` letters remain. Digits are left alone.
 
     Args:
         word: A lower-case word.
@@ -187,32 +200,18 @@ def stem(word: str) -> str:
     Returns:
         The stem.
     """
-    if word in _IRREGULAR_VERBS:
-        word = _IRREGULAR_VERBS[word]
-    if len(word) <= 3 or not word.isalpha():
+    word = _IRREGULAR_VERBS.get(word, word)
+    if len(word) <= MIN_STEM_LETTERS or not word.isalpha():
         return word
-    for suffix, replacement, min_stem in (
-        ("ies", "y", 3),
-        ("ied", "y", 3),
-        ("sses", "ss", 2),
-        ("ches", "ch", 2),
-        ("shes", "sh", 2),
-        ("xes", "x", 2),
-        ("ingly", "", 3),
-        ("edly", "", 3),
-        ("ing", "", 3),
-        ("ed", "", 3),
-        ("ly", "", 4),
-        ("s", "", 3),
-    ):
-        if word.endswith(suffix) and len(word) - len(suffix) >= min_stem:
+    for suffix, replacement in _SUFFIXES:
+        # "-ly" leaves one letter more, so that "early" and "apply" keep it.
+        if word.endswith(suffix) and len(word) - len(suffix) >= MIN_STEM_LETTERS + (suffix == "ly"):
             if suffix == "s" and word.endswith(("ss", "us", "is")):
                 return word
             base = word[: len(word) - len(suffix)] + replacement
-            doubled = len(base) >= 4 and base[-1] == base[-2] and base[-1] not in "aeiouls"
-            if suffix in ("ing", "ed", "ingly", "edly") and doubled:
-                # "stopped" -> "stopp" -> "stop"
-                base = base[:-1]
+            doubled = len(base) > MIN_STEM_LETTERS and base[-1] == base[-2] not in "aeiouls"
+            if suffix in _VERB_SUFFIXES and doubled:
+                base = base[:-1]  # "stopped" -> "stopp" -> "stop"
             return _drop_final_e(base)
         if suffix in ("ing", "ed") and word.endswith(suffix) and len(word) - len(suffix) == 2:
             # "using" / "used" -> "use": a two-letter base lost its final "e".
@@ -224,7 +223,7 @@ def stem(word: str) -> str:
 
 def _drop_final_e(word: str) -> str:
     """Drop a silent final "e" so that "make" and "making" share the stem "mak"."""
-    if len(word) > 3 and word.endswith("e") and not word.endswith("ee"):
+    if len(word) > MIN_STEM_LETTERS and word.endswith("e") and not word.endswith("ee"):
         return word[:-1]
     return word
 
@@ -244,7 +243,7 @@ def _canonical_word(lower: str) -> str:
         lower = lower.replace("'", "")
     ordinal = _ORDINAL_DIGITS_RE.fullmatch(lower)
     if ordinal:
-        return "#" + str(int(ordinal.group(1)))
+        return "#" + (ordinal.group(1).lstrip("0") or "0")
     if lower in _ORDINALS:
         return "#" + str(_ORDINALS[lower])
     if lower[:1] in _ASCII_DIGITS:
@@ -255,7 +254,7 @@ def _canonical_word(lower: str) -> str:
         if "." in lower:
             whole, _, fraction = lower.partition(".")
             return whole if set(fraction) <= {"0"} else lower
-        return str(int(lower)) if len(lower) < 5 or lower[0] != "0" else lower
+        return lower.lstrip("0") or "0"
     return _MONTHS.get(lower, lower)
 
 
@@ -305,7 +304,7 @@ def _merge_number_words(tokens: list[Token]) -> list[Token]:
             index += 1
             continue
         number = total + current
-        norm = str(int(number)) if number == int(number) else str(number)
+        norm = str(int(number)) if math.isfinite(number) and number == int(number) else str(number)
         last = tokens[end - 1]
         merged.append(
             Token(
@@ -327,7 +326,7 @@ _DAY_FIRST_CHARACTERS = frozenset("#123456789")
 def _day_of_month(token: Token) -> int | None:
     """The day a token can stand for in a date ("1", "1st", "first"), if it can."""
     digits = token.norm[1:] if token.is_ordinal else token.norm
-    if not (digits.isascii() and digits.isdigit()) or token.norm.startswith("0"):
+    if not (digits.isascii() and digits.isdigit()) or token.norm.startswith("0") or len(digits) > 2:
         return None
     day = int(digits)
     return day if 1 <= day <= _LAST_DAY_OF_MONTH else None
@@ -354,8 +353,9 @@ def _mark_date_days(tokens: list[Token]) -> list[Token]:
 
 
 def _is_cited_year(surface: str, text: str, end: int) -> bool:
-    """Whether a 5-6 digit number ending a sentence is a year with a citation marker glued on."""
-    if not (5 <= len(surface) <= 6 and surface.isdigit() and 1000 <= int(surface[:4]) <= 2099):
+    """Whether a number ending a sentence is a year with a citation marker of one or two digits
+    glued on ("19801.")."""
+    if not (surface.isdigit() and len(surface) - 4 in (1, 2) and int(surface[:4]) in CITED_YEARS):
         return False
     rest = text[end : end + 2]
     return rest == "" or (rest[0] in ".!?" and (len(rest) == 1 or rest[1].isspace()))
@@ -564,7 +564,10 @@ def is_verb_form(tokens: tuple[Token, ...] | list[Token], index: int) -> bool:
         return True
     if word in MONTH_NAMES:
         return False
-    return (len(word) >= 5 and word.endswith("ed")) or (len(word) >= 6 and word.endswith("ing"))
+    return any(
+        word.endswith(ending) and len(word) - len(ending) >= MIN_STEM_LETTERS
+        for ending in ("ed", "ing")
+    )
 
 
 def is_light_word(tokens: tuple[Token, ...] | list[Token], index: int) -> bool:
@@ -585,8 +588,8 @@ def is_light_word(tokens: tuple[Token, ...] | list[Token], index: int) -> bool:
     token = tokens[index]
     word = token.surface.lower()
     return (
-        len(word) >= 5
-        and word.endswith("ly")
+        word.endswith("ly")
+        and len(word) - len("ly") >= MIN_STEM_LETTERS
         and not (token.is_stopword or token.is_number or (index > 0 and token.capitalized))
         and word not in MONTH_NAMES
     )
