@@ -26,7 +26,7 @@ checked in its order, each quoted in the reason; the first that finds one names 
 
 - ``changed_number``: a number the evidence gives for something else ("12,000 people" where
   it says "12,000 robots"; an age set off by commas counts for the word before it). A number,
-  date, name or span of time the evidence does not give at all lowers its support instead (a
+  date or name the evidence does not give at all lowers its support instead (a
   name or number from elsewhere in the document counts for nothing);
 - ``added_comparison``: a comparison ("larger than") the evidence does not make;
 - ``flipped_negation``: a negation the claim and its restating source clause disagree on
@@ -103,19 +103,6 @@ EVIDENCE_CANDIDATES = 8
 SENTENCES_PER_CHECK = 16
 _POSTINGS_BUDGET = 4096
 
-# Units of time, in hours, so that "48 hours" and "two days" agree and "a week" does not.
-_HOURS_PER_UNIT = {
-    "second": 1 / 3600,
-    "minute": 1 / 60,
-    "hour": 1.0,
-    "day": 24.0,
-    "week": 168.0,
-    "fortnight": 336.0,
-    "month": 730.0,
-    "year": 8760.0,
-    "decade": 87600.0,
-}
-_ONE = word_set("a an one")
 REPORTING_STEMS = frozenset(stem(word) for word in REPORTING_VERBS)
 _BE_FORMS = word_set("is are was were be been being")
 _DETERMINERS = word_set("a an the this that these those his her its their our my your")
@@ -310,16 +297,13 @@ def _evidence(
     unit = TextUnit.joined(sentences)
     context = document.context[first]
     total = math.fsum(word.weight for word in words)
-    same = _same_spans(claim, unit)
     available = unit.content_counts.copy()
     # What the sentence refers to stands in for a word it lacks, not for a second one.
     available.update(context - unit.stems)
     found: list[float] = []
     missing: list[_ClaimWord] = []
     for word in words:
-        if word.position in same:
-            found.append(word.weight)
-        elif available[word.stem] > 0:
+        if available[word.stem] > 0:
             available[word.stem] -= 1
             found.append(word.weight)
         else:
@@ -925,32 +909,6 @@ def _swapped_numbers(case: _Case) -> list[str]:
     return problems
 
 
-class _Duration(NamedTuple):
-    """A span of time a text gives ("48 hours"), in hours, and the positions of its words."""
-
-    hours: float
-    positions: tuple[int, int]
-
-
-def _durations(unit: TextUnit) -> list[_Duration]:
-    """The spans of time a text gives: a number (or "a", "one") and a unit of time."""
-    found: list[_Duration] = []
-    tokens = unit.tokens
-    for index in range(1, len(tokens)):
-        hours = _HOURS_PER_UNIT.get(tokens[index].stem)
-        amount = tokens[index - 1]
-        if hours is None:
-            continue
-        if amount.is_number:
-            count = float(amount.norm)
-        elif amount.norm in _ONE:
-            count = 1.0
-        else:
-            continue
-        found.append(_Duration(round(count * hours, 6), (index - 1, index)))
-    return found
-
-
 def _written(unit: TextUnit, values: list[str] | frozenset[str]) -> str:
     """How a text writes some of its values ("420 million", "June 1"), in its order."""
     return ", ".join(
@@ -959,15 +917,6 @@ def _written(unit: TextUnit, values: list[str] | frozenset[str]) -> str:
             for token in unit.tokens
             if token.norm in values and (token.is_number or token.is_date_day)
         )
-    )
-
-
-def _same_spans(claim: TextUnit, sentence: TextUnit) -> frozenset[int]:
-    """Positions of the claim's words that give a span of time the sentence gives in other
-    units ("two days" where it says "48 hours")."""
-    hours = {span.hours for span in _durations(sentence)}
-    return frozenset(
-        position for span in _durations(claim) if span.hours in hours for position in span.positions
     )
 
 
