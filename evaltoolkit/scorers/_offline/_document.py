@@ -103,8 +103,8 @@ class TextUnit:
 
     @memoized_property
     def clauses(self) -> tuple[TextUnit, ...]:
-        """Its clauses (see :func:`split_clauses`)."""
-        return tuple(TextUnit.of(clause) for clause in split_clauses(self.text))
+        """Its clauses, cut at every clause break (see :func:`split_clauses`)."""
+        return tuple(TextUnit.of(clause) for clause in split_clauses(self.text, min_content=0))
 
     @memoized_property
     def values(self) -> frozenset[str]:

@@ -492,7 +492,7 @@ def clause_pieces(sentence: str) -> list[str]:
     return pieces
 
 
-def split_clauses(sentence: str, min_content: int = 3) -> list[str]:
+def split_clauses(sentence: str, min_content: int) -> list[str]:
     """Split a sentence into clause-sized pieces that each state one fact.
 
     Breaks at semicolons, colons, commas and clause-joining conjunctions, then glues back any
