@@ -354,12 +354,9 @@ def test_linear_sentence_and_clause_splitting_equals_the_shared_functions(text: 
 
     assert text_module.split_sentences(text) == _reference_sentences(text)
     for sentence in text_module.split_sentences(text):
-        for min_content in (0, 1, 3):
-            clauses = _answer_text.clauses_with_words(sentence, min_content)
-            assert [c for c, _ in clauses] == text_module.split_clauses(sentence, min_content)
-            assert [has for _, has in clauses] == [
-                bool(text_module.tokenize(c)) for c, _ in clauses
-            ]
+        clauses = _answer_text.clauses_with_words(sentence)
+        assert [c for c, _ in clauses] == text_module.split_clauses(sentence, min_content=0)
+        assert [has for _, has in clauses] == [bool(text_module.tokenize(c)) for c, _ in clauses]
 
 
 @settings(max_examples=200, deadline=None)

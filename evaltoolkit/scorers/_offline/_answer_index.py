@@ -5,8 +5,8 @@ A ground-truth unit used to be compared with every output unit, and once more wi
 output joined: units x units comparisons, each of them words x words. Here:
 
 - an inverted index maps each output word to the units that contain it, and
-  :meth:`OutputIndex.candidates` ranks units by how much of a ground-truth unit's weighted
-  content they contain (retrieval, then the full comparison on the best few, as a search
+  :meth:`OutputIndex.candidates` ranks units by how many of a ground-truth unit's content
+  words they contain (retrieval, then the full comparison on the best few, as a search
   engine re-ranks its top hits). Every unit is a candidate when the output has at most
   :data:`MAX_CANDIDATES` units, so short answers are compared exactly as before;
 - an answer that straddles units ("... on July 25," / "2017") is looked for in a passage: the
@@ -25,7 +25,7 @@ from ._answer_words import WordIndex
 from ._text import Token
 
 #: The most output units a ground-truth unit is compared with: those holding the most of its
-#: weighted content. A fact is stated in a few places of an answer, not in dozens; an output
+#: content words. A fact is stated in a few places of an answer, not in dozens; an output
 #: of at most this many units (nearly every short or one-paragraph answer) is compared whole.
 MAX_CANDIDATES = 8
 
@@ -97,7 +97,7 @@ class OutputIndex:
         >>> texts = ["It was printed in Mainz", "by Johannes Gutenberg", "around 1439"]
         >>> index = OutputIndex(texts, [NormalisedUnit.of(t) for t in texts], str.__eq__)
         >>> key = NormalisedUnit.of("Gutenberg").key_tokens
-        >>> index.candidates(key, [1.5]).best
+        >>> index.candidates(key).best
         1
     """
 
@@ -184,16 +184,15 @@ class OutputIndex:
             self._covering[key] = found
         return found
 
-    def candidates(self, key_tokens: Sequence[Token], weights: Sequence[float]) -> Candidates:
+    def candidates(self, key_tokens: Sequence[Token]) -> Candidates:
         """The output units a ground-truth unit is compared with (see the module docstring).
 
-        Units are ranked by the weight of the ground-truth words they mention, reading the
+        Units are ranked by how many of the ground-truth words they mention, reading the
         postings of the rarest words first and at most :data:`RETRIEVAL_POSTINGS` of them;
         ties, and units that mention none of the words, go in output order.
 
         Args:
             key_tokens: The ground-truth unit's content words.
-            weights: The weight of each word.
 
         Returns:
             At most :data:`MAX_CANDIDATES` units, and the best of them.
@@ -202,24 +201,18 @@ class OutputIndex:
             >>> texts = [f"Unit number {n}" for n in range(40)] + ["Gutenberg printed it"]
             >>> index = OutputIndex(texts, [NormalisedUnit.of(t) for t in texts], str.__eq__)
             >>> key = NormalisedUnit.of("Gutenberg").key_tokens
-            >>> found = index.candidates(key, [1.5])
+            >>> found = index.candidates(key)
             >>> found.best, len(found.indexes)
             (40, 8)
         """
-        postings = sorted(
-            (
-                (self.covering(token), weight)
-                for token, weight in zip(key_tokens, weights, strict=True)
-            ),
-            key=lambda entry: len(entry[0]),
-        )
-        scores: dict[int, float] = {}
+        postings = sorted((self.covering(token) for token in key_tokens), key=len)
+        scores: dict[int, int] = {}
         budget = RETRIEVAL_POSTINGS
-        for units, weight in postings:
+        for units in postings:
             if budget <= 0:
                 break
             for index in units[:budget]:
-                scores[index] = scores.get(index, 0.0) + weight
+                scores[index] = scores.get(index, 0) + 1
             budget -= len(units)
         ranked = heapq.nsmallest(
             MAX_CANDIDATES, [(-score, index) for index, score in scores.items()]

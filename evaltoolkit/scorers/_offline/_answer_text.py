@@ -136,44 +136,22 @@ def fold(text: str) -> str:
     return " ".join(text.casefold().split())
 
 
-def clauses_with_words(sentence: str, min_content: int = 3) -> list[tuple[str, bool]]:
-    """The clauses of ``_text.split_clauses``, each with whether it has any word token.
-
-    Tokenizing the pieces once tells both how to glue them and which clauses have words.
+def clauses_with_words(sentence: str) -> list[tuple[str, bool]]:
+    """The clauses of a sentence, cut at every clause break (see ``_text.clause_pieces``), each
+    with whether it has any word token.
 
     Args:
         sentence: One sentence.
-        min_content: The fewest content words a piece may have to stand alone.
 
     Returns:
         ``(clause, has_words)`` pairs in order.
 
     Example:
-        >>> clauses_with_words("Paris; *; and Rome", 0)
+        >>> clauses_with_words("Paris; *; and Rome")
         [('Paris', True), ('*', False), ('and Rome', True)]
     """
-    merged: list[list[str]] = []
-    has_words: list[bool] = []
-    for piece in clause_pieces(sentence):
-        if not piece.strip():
-            continue
-        tokens = text_tokens(piece)
-        if merged and sum(map(is_content, tokens)) < min_content:
-            merged[-1].append(piece)
-            has_words[-1] = has_words[-1] or bool(tokens)
-        else:
-            merged.append([piece])
-            has_words.append(bool(tokens))
-    clauses = ["".join(parts) for parts in merged]
-    if len(clauses) > 1 and content_count(clauses[0]) < min_content:
-        clauses[1] = clauses[0] + clauses[1]
-        has_words[1] = has_words[0] or has_words[1]
-        clauses.pop(0)
-        has_words.pop(0)
-    cleaned = (
-        (clean_clause(clause), words) for clause, words in zip(clauses, has_words, strict=True)
-    )
-    return [(clause, words) for clause, words in cleaned if clause]
+    cleaned = (clean_clause(piece) for piece in clause_pieces(sentence))
+    return [(clause, bool(text_tokens(clause))) for clause in cleaned if clause]
 
 
 def cap_unit(

@@ -1,49 +1,27 @@
-"""Typo-tolerant word lookup for the offline answer-similarity judge, without pairwise scans.
+"""Word lookup for the offline answer-similarity judge, without pairwise scans.
 
 The analysis asks, for a word of the ground truth, which words of the output name the same
-thing: the same stem, an inflection ("revolution" / "revolutionary"), a misspelling
-("Bennett" / "Bennet") or the word glued to another ("Waylon" / "byWaylon"). Comparing the
-word with every word of the output costs the product of the two vocabularies. Instead the
-distinct output words are indexed so that only plausible spellings are compared (blocking,
-as in record linkage):
-
-- words that share the query's letters but for its last three, or but for its first three
-  (at least five letters either way), and words of five letters or more that begin or end
-  the query: inflections ("reproduction" / "reproductive"), truncations and glued words
-  ("Waylon" / "byWaylon"), found as ranges of the words sorted forwards and backwards;
-- words one edit away on each side (a letter substituted, added or dropped, two letters
-  swapped): every word is filed under itself and under each of its one-letter deletions, and
-  two such spellings share a key.
-
-A query costs a number of look-ups proportional to its length, plus the few candidates it
-finds. Two spellings that differ by two edits or more in their middle are not compared;
-words shorter than five letters match only when equal, as before, and so do runs of more than
-forty letters.
+thing: the same stem, or a longer form that begins with it ("revolution" / "revolutionary",
+"Bennet" / "Bennett"). Comparing the word with every word of the output costs the product of
+the two vocabularies. Instead the distinct output words are sorted, so that the words a query
+begins with, and those that begin with it, are a few look-ups (blocking, as in record
+linkage). Words shorter than ``BLOCKING_LENGTH`` letters, and runs of more than
+``LONGEST_BLOCKED_WORD``, match only when equal.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 
-#: Words shorter than this are matched only when equal (no typo tolerance).
+#: Words shorter than this are matched only when equal (the matcher's ``FUZZY_WORD_LENGTH``).
 BLOCKING_LENGTH = 5
 #: Words longer than this are matched only when equal: no dictionary word is this long, and a
 #: run of letters that is (a hash, a squashed URL) would cost the square of its length.
 LONGEST_BLOCKED_WORD = 40
-#: How many letters at the end (or the start) of a word may differ between two forms of it
-#: that share the rest: "-ion" / "-ive" ("reproduction" / "reproductive"), "by" + a name.
-ENDING_LETTERS = 3
 
 # Sorts after every character of a word: the end of the range of words with a given start.
 _AFTER_ALL = "\U0010ffff"
-
-
-def _deletions(word: str) -> Iterator[str]:
-    """The word itself and the word with each one of its letters deleted."""
-    yield word
-    for index in range(len(word)):
-        yield word[:index] + word[index + 1 :]
 
 
 def _starting_with(ordered: list[str], start: str) -> list[str]:
@@ -70,19 +48,7 @@ class WordIndex:
     def __init__(self, words: Iterable[str], same_word: Callable[[str, str], bool]) -> None:
         self._vocabulary = frozenset(words)
         self._same_word = same_word
-        blockable = sorted(word for word in self._vocabulary if self._blockable(word))
-        self._forwards = blockable
-        self._backwards = sorted(word[::-1] for word in blockable)
-        # Most keys belong to one word: a list only where several share a key saves memory.
-        by_deletion: dict[str, str | list[str]] = {}
-        for word in blockable:
-            for key in _deletions(word):
-                found = by_deletion.setdefault(key, word)
-                if isinstance(found, list):
-                    found.append(word)
-                elif found != word:
-                    by_deletion[key] = [found, word]
-        self._by_deletion = by_deletion
+        self._sorted = sorted(word for word in self._vocabulary if self._blockable(word))
         self._matching: dict[str, frozenset[str]] = {}
 
     def __len__(self) -> int:
@@ -102,32 +68,22 @@ class WordIndex:
             word: A stem.
 
         Returns:
-            The indexed stems one edit away on each side, those that share all its letters
-            but the last or the first :data:`ENDING_LETTERS`, and those it begins or ends
-            with.
+            The indexed stems that begin with it, and those of at least
+            :data:`BLOCKING_LENGTH` letters it begins with.
 
         Example:
-            >>> index = WordIndex(["waylon", "bywaylon", "waylen", "wilson"], str.__eq__)
+            >>> index = WordIndex(["waylon", "waylons", "wayl", "bywaylon"], str.__eq__)
             >>> sorted(index.candidates("waylon"))
-            ['bywaylon', 'waylen']
+            ['waylons']
         """
         if not self._blockable(word):
             return set()
-        shared = max(BLOCKING_LENGTH, len(word) - ENDING_LETTERS)
-        found = set(_starting_with(self._forwards, word[:shared]))
+        found = set(_starting_with(self._sorted, word))
         found.update(
-            reverse[::-1] for reverse in _starting_with(self._backwards, word[::-1][:shared])
+            word[:size]
+            for size in range(BLOCKING_LENGTH, len(word))
+            if word[:size] in self._vocabulary
         )
-        for size in range(BLOCKING_LENGTH, shared):
-            for part in (word[:size], word[-size:]):
-                if part in self._vocabulary:
-                    found.add(part)
-        for key in _deletions(word):
-            filed = self._by_deletion.get(key)
-            if isinstance(filed, str):
-                found.add(filed)
-            elif filed is not None:
-                found.update(filed)
         found.discard(word)
         return found
 

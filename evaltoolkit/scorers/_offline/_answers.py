@@ -19,9 +19,9 @@ a label and is kept, and a unit without words keeps its symbols. A ground-truth 
 - exact when it is the same text as an output unit up to case and whitespace, or when its
   normalised words occur, in order, in an output unit (or in the passage around it when the
   answer straddles two units);
-- semantic when nearly all of its weighted content is there (numbers and names weigh more;
-  words also match inflected or misspelt, and a name by its initial), when the strings are
-  near-identical, or when a name is given without its middle names or its description
+- semantic when nearly all of its content words are there (a word also matches a longer
+  form that begins with it, "Bennet" / "Bennett", and a name its initial), when the strings
+  are near-identical, or when a name is given without its middle names or its description
   ("Shirley Jones" for "Shirley Mae Jones");
 - partial when about half of it is there;
 - missing otherwise.
@@ -70,7 +70,6 @@ from ._answer_text import (
     cap_unit,
     clauses_with_words,
     is_content,
-    is_value,
     text_tokens,
 )
 from ._answer_words import WordIndex
@@ -101,9 +100,9 @@ MAX_TEXT_CHARS = 1_500_000
 # (normalised), the names and short phrases whose spellings it tells apart; its cost grows with
 # the square of the length, and for a longer unit the share of its words found says more.
 CHARACTER_SIMILARITY_CHARS = 64
-# Two words of at least this many letters match when this similar (typos: "Bennet").
+# A word of at least this many letters also matches a longer word that begins with it
+# ("Bennet" / "Bennett", "revolution" / "revolutionary").
 FUZZY_WORD_LENGTH = 5
-FUZZY_WORD_RATIO = 85.0
 # A text of at most this many words, without sentence punctuation inside, is a short answer.
 SHORT_ANSWER_WORDS = 12
 
@@ -179,7 +178,7 @@ def split_units(text: str) -> list[str]:
         units = [
             clause
             for sentence in split_sentences(text)
-            for clause, has_words in clauses_with_words(sentence, min_content=3)
+            for clause, has_words in clauses_with_words(sentence)
             if has_words
         ]
     return [piece for unit in units or [text] for piece in _bounded(unit)]
@@ -285,30 +284,17 @@ def _stem_text(stems: list[str]) -> str:
 
 def _contains_sequence(haystack: str, needle: str) -> bool:
     """Whether the words of ``needle`` occur in order in ``haystack``, both as ``stem_text``."""
-    return len(needle) > 2 and needle in haystack
-
-
-def _weight(token: Token) -> float:
-    if is_value(token):
-        return 2.0
-    return 1.5 if token.capitalized else 1.0
+    return bool(needle.strip()) and needle in haystack
 
 
 @lru_cache(maxsize=65536)
 def _words_match(truth_stem: str, output_stem: str) -> bool:
-    """Whether two word stems name the same thing: equal, inflected ("revolution" /
-    "revolutionary") or misspelt ("Bennett" / "Bennet")."""
+    """Whether two word stems name the same thing: equal, or one of at least
+    ``FUZZY_WORD_LENGTH`` letters begins the other ("revolution" / "revolutionary")."""
     if truth_stem == output_stem:
         return True
-    if not (truth_stem.isalpha() and output_stem.isalpha()):
-        return False
     shorter, longer = sorted((truth_stem, output_stem), key=len)
-    if len(shorter) >= FUZZY_WORD_LENGTH and longer.startswith(shorter):
-        return len(shorter) / len(longer) >= 0.7
-    return (
-        min(len(truth_stem), len(output_stem)) >= FUZZY_WORD_LENGTH
-        and fuzz.ratio(truth_stem, output_stem) >= FUZZY_WORD_RATIO
-    )
+    return len(shorter) >= FUZZY_WORD_LENGTH and shorter.isalpha() and longer.startswith(shorter)
 
 
 @dataclass(frozen=True)
@@ -352,7 +338,6 @@ class _Truth:
     unit: NormalisedUnit
     stem_text: str
     key: list[Token]
-    weights: list[float]
     name: list[Token]
 
     @staticmethod
@@ -364,7 +349,6 @@ class _Truth:
             unit,
             _stem_text([t.stem for t in without_hedges]),
             key,
-            [_weight(t) for t in key],
             _name_part(key),
         )
 
@@ -383,21 +367,15 @@ def _match_one(
     """
     if _contains_sequence(output.stem_text, truth.stem_text):
         return _Match("exact", index, 1.0, 100.0)
-    total = sum(truth.weights)
-    covered = sum(
-        weight
-        for spelling, weight in zip(spellings, truth.weights, strict=False)
-        if spelling.in_unit(output)
-    )
-    coverage = covered / total if total else 0.0
+    key_spellings = spellings[: len(truth.key)]
+    covered = sum(1 for spelling in key_spellings if spelling.in_unit(output))
+    coverage = covered / len(key_spellings) if key_spellings else 0.0
     fuzz_score = 0.0
     flat = truth.unit.flat
     if len(flat) > CHARACTER_SIMILARITY_CHARS:
         fuzz_score = 100.0 * coverage
     elif flat and output.flat:
         fuzz_score = float(fuzz.partial_ratio(flat, output.flat))
-        if len(flat) < 4:
-            fuzz_score = min(fuzz_score, 100.0 * coverage)
     numbers_agree = truth.unit.number_set <= output.number_set
     # A name given without its middle names or description ("Shirley Jones" for
     # "Shirley Mae Jones", "Rudyard Kipling" for "English author Rudyard Kipling").
@@ -443,7 +421,7 @@ def _best_match(
         spellings = [outputs.spelling(token) for token in truth.key]
         if truth.name:
             spellings += [outputs.spelling(truth.name[0]), outputs.spelling(truth.name[-1])]
-        candidates = outputs.candidates(truth.key, truth.weights)
+        candidates = outputs.candidates(truth.key)
         for index in candidates.indexes:
             match = _match_one(truth, outputs.units[index], index, spellings, settings)
             if match.rank > best.rank:
