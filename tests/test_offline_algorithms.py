@@ -1267,6 +1267,14 @@ def test_tokenized_and_plain_text_agree() -> None:
     assert stem("caught") == stem("catches")
 
 
+def test_short_words_keep_their_endings_so_unrelated_words_stay_apart() -> None:
+    # MIN_STEM_LETTERS: an ending comes off only when three letters remain. Without it "bred"
+    # and "bring" would share the stem "br", "red" and "ring" the stem "r".
+    assert len({stem("bred"), stem("bring"), stem("breed")}) == 3
+    assert len({stem("red"), stem("ring"), stem("rings")}) == 2
+    assert (stem("raised"), stem("stopped"), stem("early")) == ("rais", "stop", "early")
+
+
 def test_sentences_split_on_stops_but_not_on_abbreviations() -> None:
     text = "Dr. Smith met J. K. Rowling in the U.S. on Monday. they talked . then left!"
     assert split_sentences(text) == [

@@ -98,6 +98,8 @@ AGENT_WINDOW = 8
 # document, while a word the document never uses is invented. Names and numbers get no such
 # credit (another name from the document is the classic swapped entity). Half: not tuned.
 ELSEWHERE_CREDIT = 0.5
+# Evidence is one source sentence or, at 2, two adjacent ones that each state part of the claim.
+EVIDENCE_SENTENCES = 2
 # Cost bounds (not tuned: they only cap the work on very long sources).
 EVIDENCE_CANDIDATES = 8
 SENTENCES_PER_CHECK = 16
@@ -347,11 +349,12 @@ def _best_evidence(claim: TextUnit, document: SourceDocument) -> _Evidence | Non
     windows: set[tuple[int, int]] = set()
     for index in _candidate_sentences(words, document):
         windows.add((index, index))
-        windows.update(
-            (first, first + 1)
-            for first in (index - 1, index)
-            if first >= 0 and first + 1 < len(document.sentences)
-        )
+        if EVIDENCE_SENTENCES == 2:
+            windows.update(
+                (first, first + 1)
+                for first in (index - 1, index)
+                if first >= 0 and first + 1 < len(document.sentences)
+            )
     for first, last in sorted(windows):
         candidate = _evidence(claim, words, first, last, document)
         if candidate is None:

@@ -8,6 +8,7 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
+from . import _text
 from ._memo import memoized_property
 from ._text import Token, is_light_word, split_clauses, split_sentences, tokenize
 
@@ -240,10 +241,11 @@ def base_stem(stem: str) -> str:
         stem: A stem.
 
     Returns:
-        The stem less "-ation", "-ition", "-ment" or "-ion" when at least four letters remain.
+        The stem less "-ation", "-ition", "-ment" or "-ion" when more than
+        ``MIN_STEM_LETTERS`` letters remain.
     """
     for ending in _NOUN_ENDINGS:
-        if stem.endswith(ending) and len(stem) - len(ending) >= 4:
+        if stem.endswith(ending) and len(stem) - len(ending) > _text.MIN_STEM_LETTERS:
             return stem[: -len(ending)]
     return stem
 

@@ -273,7 +273,7 @@ QUESTION_RULES: tuple[OfflineRule, ...] = (
 def answer_question(
     question: str,
     sentences: list[TextUnit],
-    answer_share: float = 0.5,
+    answer_share: float,
     disabled_rules: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
     """Decide from a summary's sentences alone whether it states a question's fact.
@@ -290,8 +290,8 @@ def answer_question(
 
     Example:
         >>> sentences = [TextUnit.of("John Smith founded Acme in 1995.")]
-        >>> answer_question("Does the text say that Acme was founded in 1995?", sentences)[
-        ...     "rule"]
+        >>> question = "Does the text say that Acme was founded in 1995?"
+        >>> answer_question(question, sentences, answer_share=0.6)["rule"]
         'answered'
     """
     fact = TextUnit.of(question_fact(question))
