@@ -9,7 +9,16 @@ module) is checked by recording the scores before it and comparing after::
 The record holds, per data set, each item's score and axis scores from the offline judge:
 the two demo files (every scorer) and, when ``../shared/benchmarks`` is at hand,
 ``summeval_dev`` (summarization) and ``evouna_nq_dev`` (answer similarity). ``--compare``
-prints how many values differ and exits 1 when any does.
+prints how many values differ and exits 1 when any does. For the demo files the record also
+holds each item's verdicts (claims, questions, unit matches, with the offline rule that
+decided each), so that a changed demo score is shown with the verdicts that changed it::
+
+    demo_answers: 32 rows, 1 differ
+      qa-12 answer-similarity: score 0.95 -> 0.9
+        - output_units: Plants take in carbon dioxide, and they also release oxygen
+        + output_units: Plants take in carbon dioxide
+        + output_units: and they also release oxygen
+        + extra_info: and they also release oxygen
 """
 
 from __future__ import annotations
@@ -26,16 +35,44 @@ from evaltoolkit.meta import find_benchmarks, load_qa_equivalence, load_summeval
 
 DEMO = Path(__file__).resolve().parent.parent / "data"
 _COLUMNS = ("score", "alignment_score", "coverage_score", "base_similarity")
+# What a verdict is about, and what was decided, in the step results of each scorer.
+_SUBJECTS = ("claim", "question", "ground_truth_unit")
+_OUTCOMES = ("supported", "answered", "match_type")
 
 
-def _rows(result: et.EvalResult) -> list[dict[str, Any]]:
+def _verdicts(step_results: list[Any]) -> list[str]:
+    """One line per verdict of an item's step results: "alignment: <claim> -> True (rule)"."""
+    lines: list[str] = []
+    for text in step_results:
+        if not isinstance(text, str):
+            continue
+        for key, entries in json.loads(text).items():
+            for entry in entries if isinstance(entries, list) else []:
+                if not isinstance(entry, dict):
+                    lines.append(f"{key}: {entry}")
+                    continue
+                subject = next((entry[k] for k in _SUBJECTS if k in entry), None)
+                outcome = next((entry[k] for k in _OUTCOMES if k in entry), None)
+                if subject is None:
+                    continue
+                rule = f" ({entry['rule']})" if "rule" in entry else ""
+                lines.append(f"{key}: {subject} -> {outcome}{rule}")
+    return lines
+
+
+def _rows(result: et.EvalResult, verdicts: bool = False) -> list[dict[str, Any]]:
     frame = result.to_frame()
     kept = [column for column in ("item_id", "scorer", *_COLUMNS) if column in frame.columns]
     rows = frame[kept].to_dict(orient="records")
-    return [
+    rows = [
         {key: (None if isinstance(v, float) and math.isnan(v) else v) for key, v in row.items()}
         for row in rows
     ]
+    if verdicts:
+        steps = [column for column in frame.columns if column.endswith("_step_result")]
+        for row, results in zip(rows, frame[steps].to_numpy().tolist(), strict=True):
+            row["verdicts"] = _verdicts(results)
+    return rows
 
 
 def snapshot(limit: int | None) -> dict[str, list[dict[str, Any]]]:
@@ -45,10 +82,12 @@ def snapshot(limit: int | None) -> dict[str, list[dict[str, Any]]]:
     textual = et.create_textual_difference_scorer()
     record = {
         "demo_summaries": _rows(
-            et.run_evals(DEMO / "demo_summaries.jsonl", [summarization, textual], progress=False)
+            et.run_evals(DEMO / "demo_summaries.jsonl", [summarization, textual], progress=False),
+            verdicts=True,
         ),
         "demo_answers": _rows(
-            et.run_evals(DEMO / "demo_answers.jsonl", [similarity, textual], progress=False)
+            et.run_evals(DEMO / "demo_answers.jsonl", [similarity, textual], progress=False),
+            verdicts=True,
         ),
     }
     folder = find_benchmarks()
@@ -76,14 +115,35 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> int:
             (left, right)
             for left, right in zip(old, new, strict=True)
             if any(
-                not _same(left.get(column), right.get(column)) for column in set(left) | set(right)
+                not _same(left.get(column), right.get(column))
+                for column in (set(left) | set(right)) - {"verdicts"}
             )
         ]
         print(f"{name}: {len(old)} rows, {len(changed)} differ")
-        for left, right in changed[:5]:
-            print(f"  before {left}\n  after  {right}")
+        shown = changed if name.startswith("demo") else changed[:5]
+        for left, right in shown:
+            _show(left, right)
         differences += len(changed)
     return differences
+
+
+def _show(left: dict[str, Any], right: dict[str, Any]) -> None:
+    """Print a changed row: its values before and after, and the verdicts that changed."""
+    values = ", ".join(
+        f"{column} {left.get(column)} -> {right.get(column)}"
+        for column in _COLUMNS
+        if not _same(left.get(column), right.get(column))
+    )
+    print(f"  {right.get('item_id')} {right.get('scorer')}: {values}")
+    if "verdicts" not in left or "verdicts" not in right:
+        return
+    before, after = left["verdicts"], right["verdicts"]
+    for line in before:
+        if line not in after:
+            print(f"    - {line}")
+    for line in after:
+        if line not in before:
+            print(f"    + {line}")
 
 
 def _same(left: Any, right: Any) -> bool:
