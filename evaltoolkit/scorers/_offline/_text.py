@@ -126,7 +126,6 @@ _RAW_TOKEN_RE = re.compile(
     r"""
     '(?:s|re|ve|ll|d|m)\b                      # a detached clitic: "it 's"
     | n't                                       # the tokenized contraction: "did n't"
-    | [^\W\d_]{3,}[0-9]{1,2}(?![\w.,]*[0-9])    # a citation marker glued on: "Kalra1"
     | [0-9]+(?:[,.][0-9]+)*(?:st|nd|rd|th)?     # 12,000 / 1.5 / 3rd
     | [^\W\d_]+(?:'[^\W\d_]+)*                  # a word; hyphens separate words
     """,
@@ -392,10 +391,6 @@ def tokenize(text: str) -> tuple[Token, ...]:
         if _is_cited_year(surface, text, match.end()):
             # Web-search answers glue citation markers to the last word: "in 19801." is 1980.
             norm = surface[:4]
-        if surface[-1:] in _ASCII_DIGITS and surface[:1].isalpha():
-            # A citation marker glued to a word ("Kalra1") is not part of the word.
-            norm = norm.rstrip("0123456789")
-            surface = surface.rstrip("0123456789")
         raw.append(
             Token(surface, norm, stem(norm), match.start(), match.end(), surface[:1].isupper())
         )
