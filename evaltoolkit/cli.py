@@ -31,9 +31,9 @@ from typing import TYPE_CHECKING, Any
 
 from ._files import atomic_write, check_writable, same_file
 from ._version import __version__
-from .errors import ConfigurationError, DataLoadError, EvalToolkitError
+from .errors import ConfigurationError, EvalToolkitError
 from .judge import STRUCTURED_OUTPUT_MODES
-from .records import EvalResult, ItemResult, read_results, write_json_lines
+from .records import EvalResult, ItemResult, write_json_lines
 from .scorers import create_scorer, scorer_ids, scorer_spec, scorer_specs
 
 if TYPE_CHECKING:
@@ -776,15 +776,6 @@ def _report(args: argparse.Namespace) -> int:
     runs = {(path.name if names.count(path.name) == 1 else str(path)): path for path in paths}
     if len(runs) < len(paths):
         raise ConfigurationError("a results file is named twice; name each file once")
-    for path in paths:
-        with warnings.catch_warnings():  # the report reads it again, and warns then
-            warnings.simplefilter("ignore")
-            empty = not len(read_results(path))
-        if empty:
-            raise DataLoadError(
-                f"{str(path)!r} holds no items (the run it was written from scored none): "
-                "there is nothing to report"
-            )
     target = write_report(runs, out, title=args.title, max_items=args.max_items)
     print(f"wrote {target} ({target.stat().st_size / 1e6:.1f} MB, {len(runs)} results file(s))")
     return 0

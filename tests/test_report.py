@@ -359,3 +359,15 @@ def test_write_report_into_a_new_folder_and_bad_arguments(run: EvalResult, tmp_p
         build_report(42)
     empty_scores = math.isnan(run.scores["summarization"].mean)
     assert not empty_scores
+
+
+def test_a_results_file_without_items_is_refused_before_anything_is_written(
+    tmp_path: Path,
+) -> None:
+    from evaltoolkit.errors import DataLoadError
+
+    empty = et.EvalResult(items=[], scorer_ids=[]).to_jsonl(tmp_path / "empty.jsonl")
+    page = tmp_path / "report.html"
+    with pytest.raises(DataLoadError, match="holds no items"):
+        write_report(empty, page)
+    assert not page.exists()

@@ -153,12 +153,14 @@ def now() -> str:
 
 
 def append_label_record(path: Path, record: Mapping[str, Any]) -> None:
-    """Append one record as a JSON line, flushed and synced to disk before returning.
+    """Append one record as a JSON line, flushed and synced to disk before returning; a record
+    without a ``time`` is stamped with the current UTC time.
 
     A process killed after this returns keeps the record; one killed during the write leaves
     at most a partial last line, which :func:`read_labels` skips with a warning.
     """
-    line = json.dumps(dict(record), ensure_ascii=False, default=str) + "\n"
+    stamped = {**record, "time": record.get("time") or now()}
+    line = json.dumps(stamped, ensure_ascii=False, default=str) + "\n"
     with path.open("a", encoding="utf-8") as handle:
         handle.write(line)
         handle.flush()

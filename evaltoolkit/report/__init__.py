@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._files import atomic_write
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, DataLoadError
 from ..records import EvalResult, as_eval_result
 from ._data import Run, build_data
 from ._page import render_page
@@ -56,6 +56,11 @@ MAX_BYTES = 14_000_000
 def _run(name: str | None, value: ResultsLike, position: int) -> Run:
     origin = Path(value) if isinstance(value, str | os.PathLike) else None
     result = as_eval_result(value)
+    if origin is not None and not len(result):
+        raise DataLoadError(
+            f"{str(origin)!r} holds no items (the run it was written from scored none): "
+            "there is nothing to report"
+        )
     if name is None:
         name = origin.name if origin is not None else f"run {position + 1}"
     return Run(name=name, result=result, origin=origin)
@@ -115,7 +120,7 @@ def build_report(
 
     Raises:
         ConfigurationError: Results of the wrong kind, or a bad limit.
-        DataLoadError: A path that cannot be read as results.
+        DataLoadError: A path that cannot be read as results, or that holds no items.
 
     Example:
         >>> import evaltoolkit as et

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 import os
 from dataclasses import dataclass, field
@@ -19,10 +18,6 @@ from ..scorers import MetaLayout, find_scorer_spec, scorer_ids
 from ._base import View, ipywidgets
 
 __all__ = ["Annotator"]
-
-
-def _now() -> str:
-    return _dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds")
 
 
 Show = Literal["never", "after", "always"]
@@ -339,7 +334,6 @@ class Annotator(View):
             "label": name,
             "value": checked,
             "annotator": self.annotator,
-            "time": _now(),
             "note": text.strip() or None,
             "text_hash": entry.text_hash,
             "level": self.scales[name].level,
@@ -366,7 +360,6 @@ class Annotator(View):
                 "item_id": entry.item_id,
                 "annotator": self.annotator,
                 "tag": text.strip(),
-                "time": _now(),
             },
         )
         known = self._tag_texts.setdefault(str(entry.item_id), [])
