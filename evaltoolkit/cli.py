@@ -788,11 +788,16 @@ def _compare(args: argparse.Namespace) -> int:
     from .meta import compare_runs
 
     first, second = Path(args.a), Path(args.b)
+    scorer = args.scorer
+    if scorer is not None and len(scorer) > 2:
+        raise ConfigurationError(
+            f"--scorer takes one id, or two (A's, then B's); got {len(scorer)}: " + " ".join(scorer)
+        )
     table = compare_runs(
         first,
         second,
         score=args.score,
-        scorer=args.scorer,
+        scorer=None if scorer is None else scorer[0] if len(scorer) == 1 else tuple(scorer),
         group=args.group,
         n_bootstrap=args.n_bootstrap,
         seed=args.seed,
@@ -826,7 +831,14 @@ def _add_compare_command(commands: Any) -> None:
         default=None,
         help="the score column (score, or an axis such as alignment; default: all)",
     )
-    compare.add_argument("--scorer", default=None, help="the scorer id (default: the shared one)")
+    compare.add_argument(
+        "--scorer",
+        nargs="+",
+        default=None,
+        metavar="ID",
+        help="the scorer id (default: the shared one), or two: A's and B's, for runs whose "
+        "scorers are named differently",
+    )
     compare.add_argument(
         "--group", default=None, help="an item field whose groups are resampled (e.g. doc_id)"
     )

@@ -276,6 +276,27 @@ def test_compare_runs_on_real_runs_of_the_demo_data() -> None:
     assert row["difference"] == pytest.approx(a.scores["textual-difference"].mean)
 
 
+def test_runs_whose_scorers_are_named_differently_are_compared_by_a_pair_of_ids(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = "data/demo_answers.jsonl"
+    a = et.run_evals(data, {"before": et.create_textual_difference_scorer()}, progress=False)
+    b = et.run_evals(data, {"after": et.create_textual_difference_scorer(scale=2)}, progress=False)
+    with pytest.raises(ConfigurationError, match=r"pass scorer=\('before', 'after'\)"):
+        et.compare_runs(a, b)
+    row = et.compare_runs(a, b, scorer=("before", "after"), n_bootstrap=100).iloc[0]
+    assert row["difference"] == pytest.approx(a.scores["before"].mean)
+    assert row["n_pairs"] == len(a)
+    with pytest.raises(ConfigurationError, match="run B has no scorer 'before'"):
+        et.compare_runs(a, b, scorer=("before", "before"))
+
+    first, second = a.to_parquet(tmp_path / "a.parquet"), b.to_parquet(tmp_path / "b.parquet")
+    assert main(["compare", str(first), str(second), "--scorer", "before", "after"]) == 0
+    assert f"of {len(a)} pairs" in capsys.readouterr().out
+    assert main(["compare", str(first), str(second), "--scorer", "a", "b", "c"]) == 2
+    assert "one id, or two" in capsys.readouterr().err
+
+
 # -- tune/test split and the verdict -------------------------------------------------------
 
 

@@ -86,22 +86,37 @@ def _by_id(run: EvalResult, name: str) -> dict[Any, ItemResult]:
     return items
 
 
-def _common_scorer(a: EvalResult, b: EvalResult, scorer: str | None) -> str:
+def _common_scorer(
+    a: EvalResult, b: EvalResult, scorer: str | tuple[str, str] | None
+) -> tuple[str, str]:
+    """The scorer id of each run to compare: one id both runs have, or one id per run."""
     if scorer is not None:
-        for name, run in (("A", a), ("B", b)):
-            if scorer not in run.scorer_ids:
+        pair = (scorer, scorer) if isinstance(scorer, str) else tuple(scorer)
+        if len(pair) != 2 or not all(isinstance(name, str) for name in pair):
+            raise ConfigurationError(
+                f"compare_runs: scorer must be a scorer id or a pair of them (A's, B's), got "
+                f"{scorer!r}"
+            )
+        for name, run, wanted in (("A", a, pair[0]), ("B", b, pair[1])):
+            if wanted not in run.scorer_ids:
                 raise ConfigurationError(
-                    f"compare_runs: run {name} has no scorer {scorer!r}; it has "
+                    f"compare_runs: run {name} has no scorer {wanted!r}; it has "
                     f"{', '.join(run.scorer_ids) or 'none'}"
                 )
-        return scorer
+        return pair[0], pair[1]
     shared = [scorer_id for scorer_id in a.scorer_ids if scorer_id in b.scorer_ids]
     if not shared:
+        hint = (
+            f"; to compare {a.scorer_ids[0]!r} in A with {b.scorer_ids[0]!r} in B, pass "
+            f"scorer=({a.scorer_ids[0]!r}, {b.scorer_ids[0]!r})"
+            if a.scorer_ids and b.scorer_ids
+            else ""
+        )
         raise ConfigurationError(
             f"compare_runs: the runs share no scorer (A: {', '.join(a.scorer_ids) or 'none'}; "
-            f"B: {', '.join(b.scorer_ids) or 'none'}); compare runs of the same scorer"
+            f"B: {', '.join(b.scorer_ids) or 'none'}){hint}"
         )
-    return shared[0]
+    return shared[0], shared[0]
 
 
 def _score_columns(items: Sequence[ItemResult], scorer: str) -> list[str]:
@@ -135,7 +150,7 @@ def paired_scores(
     b: Run,
     *,
     score: str | Sequence[str] | None = None,
-    scorer: str | None = None,
+    scorer: str | tuple[str, str] | None = None,
     group: str | None = None,
 ) -> pd.DataFrame:
     """Two runs of the same items lined up by item id, one row per item and score column.
@@ -145,7 +160,9 @@ def paired_scores(
         b: The second run of the same items.
         score: The score column(s): ``"score"`` or an axis such as ``"alignment"``; None
             takes ``score`` and every axis the scorer reports.
-        scorer: The scorer id to compare (default: the first scorer both runs have).
+        scorer: The scorer id to compare (default: the first scorer both runs have), or a
+            pair of ids, A's and B's, for runs whose scorers are named differently
+            (``("summarization", "summarization-strict")``).
         group: An item field grouping the items (e.g. ``"doc_id"``), added as ``group``.
 
     Returns:
@@ -169,7 +186,7 @@ def paired_scores(
     import pandas as pd
 
     run_a, run_b = _as_run(a, "A"), _as_run(b, "B")
-    chosen = _common_scorer(run_a, run_b, scorer)
+    chosen, chosen_b = _common_scorer(run_a, run_b, scorer)
     items_a, items_b = _by_id(run_a, "A"), _by_id(run_b, "B")
     only_a = [item_id for item_id in items_a if item_id not in items_b]
     only_b = [item_id for item_id in items_b if item_id not in items_a]
@@ -196,10 +213,13 @@ def paired_scores(
             )
     ordered = list(run_a)
     if score is None:
-        columns = _score_columns(ordered, chosen)
+        in_b = _score_columns(list(run_b), chosen_b)
+        columns = [column for column in _score_columns(ordered, chosen) if column in in_b]
     else:
         columns = [score] if isinstance(score, str) else list(dict.fromkeys(score))
-        known = dict.fromkeys(_score_columns(ordered, chosen) + _score_columns(list(run_b), chosen))
+        known = dict.fromkeys(
+            _score_columns(ordered, chosen) + _score_columns(list(run_b), chosen_b)
+        )
         unknown = [column for column in columns if column not in known]
         if unknown:
             raise ConfigurationError(
@@ -217,7 +237,7 @@ def paired_scores(
     for column in columns:
         for item in ordered:
             first = _value(item, chosen, column)
-            second = _value(items_b[item.item_id], chosen, column)
+            second = _value(items_b[item.item_id], chosen_b, column)
             failed = math.isnan(first) or math.isnan(second)
             row: dict[str, Any] = {
                 "item_id": item.item_id,
@@ -321,7 +341,7 @@ def compare_runs(
     b: Run,
     *,
     score: str | Sequence[str] | None = None,
-    scorer: str | None = None,
+    scorer: str | tuple[str, str] | None = None,
     group: str | None = None,
     n_bootstrap: int = 1000,
     confidence: float = 0.95,
@@ -355,7 +375,8 @@ def compare_runs(
         b: The second run of the same items.
         score: The score column(s) to compare (``"score"``, ``"alignment"``, ...); None
             compares ``score`` and every axis the scorer reports.
-        scorer: The scorer id (default: the first scorer both runs have).
+        scorer: The scorer id (default: the first scorer both runs have), or a pair of ids,
+            A's and B's, for runs whose scorers are named differently.
         group: An item field whose groups are resampled instead of items.
         n_bootstrap: Bootstrap resamples (0 leaves the intervals NaN).
         confidence: Coverage of the intervals.
