@@ -251,3 +251,34 @@ def test_judge_errors_keep_their_json_shape_in_exports(
     assert row["error_step"] == "extract"
     assert "HTTP 401" in row["error"]
     assert asyncio.iscoroutinefunction(LiteLLMJudge.complete)
+
+
+@pytest.mark.parametrize(
+    ("status", "message"),
+    [
+        (500, "Context size has been exceeded."),  # llama.cpp's llama-server
+        (400, "the request exceeds the available context size, try increasing it"),
+    ],
+)
+async def test_a_prompt_longer_than_the_context_is_not_retried_and_says_what_to_do(
+    loopback_server: LoopbackServer, status: int, message: str
+) -> None:
+    loopback_server.set_responder(lambda body: status_error(status, message))
+    judge = LiteLLMJudge(
+        "openai/loopback",
+        api_base=loopback_server.url,
+        api_key="sk-any-key-123",
+        cache=False,
+        max_retries=3,
+        backoff_base=0.01,
+    )
+
+    with pytest.raises(JudgeCallError) as raised:
+        await judge.complete(request())
+
+    assert loopback_server.requests_total == 1  # a longer wait does not shorten the prompt
+    text = str(raised.value)
+    assert "does not fit the context of 'openai/loopback'" in text
+    assert "raise -c or lower -np" in text
+    loopback_server.set_responder(lambda body: reply({"ok": True}))
+    assert (await judge.complete(request("short"))).value == {"ok": True}  # not fatal

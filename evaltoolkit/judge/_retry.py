@@ -3,9 +3,11 @@
 Errors are classified by HTTP status where the exception carries one (``status_code`` on
 litellm's and openai's exceptions), else by exception class name and message, so this module
 does not need to import litellm. Rate limits (429), server errors (5xx), timeouts and dropped
-connections are retried; bad requests are not. Some failures say that no call of the judge can
-succeed: refused credentials (401, 403, a missing key), an unknown provider or model, a server
-that refuses connections. Those are *fatal*: the judge stops calling after the first one.
+connections are retried; bad requests are not, nor a prompt longer than the model's context
+(whatever status the server gives it: llama.cpp's server says so with HTTP 500). Some failures
+say that no call of the judge can succeed: refused credentials (401, 403, a missing key), an
+unknown provider or model, a server that refuses connections. Those are *fatal*: the judge
+stops calling after the first one.
 """
 
 from __future__ import annotations
@@ -20,7 +22,14 @@ from typing import Final
 
 from ..errors import ConfigurationError
 
-__all__ = ["Backoff", "FailureKind", "classify_failure", "exception_chain", "retry_after_seconds"]
+__all__ = [
+    "CONTEXT_EXCEEDED",
+    "Backoff",
+    "FailureKind",
+    "classify_failure",
+    "exception_chain",
+    "retry_after_seconds",
+]
 
 _RETRYABLE_STATUSES: Final = frozenset({408, 409, 425, 429})
 _TIMEOUT_CLASS_NAMES: Final = frozenset({"Timeout", "APITimeoutError", "TimeoutError"})
@@ -51,6 +60,18 @@ _MISSING_CREDENTIAL_PHRASES: Final = (
 )
 _UNKNOWN_PROVIDER_PHRASE: Final = "llm provider not provided"
 _REFUSED_CLASS_NAMES: Final = frozenset({"ConnectionRefusedError", "ClientConnectorDNSError"})
+#: What providers and local servers say when a prompt does not fit the model's context.
+_CONTEXT_PHRASES: Final = (
+    "context size has been exceeded",  # llama.cpp's server (HTTP 500)
+    "exceeds the available context size",  # llama.cpp's server, later versions
+    "exceed_context_size",
+    "maximum context length",
+    "context_length_exceeded",
+    "context window",
+    "prompt is too long",
+)
+#: The label of a prompt longer than the model's context.
+CONTEXT_EXCEEDED = "prompt longer than the model's context"
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,12 +156,18 @@ def classify_failure(error: BaseException) -> FailureKind:
         True
         >>> classify_failure(PermissionError("key revoked")).retryable
         False
+        >>> classify_failure(RuntimeError("Context size has been exceeded.")).label
+        "prompt longer than the model's context"
     """
     names = _class_names(error)
     status = _status_of(error)
     fatal = _fatal_kind(error, status)
     if fatal is not None:
         return fatal
+    if "ContextWindowExceededError" in names or any(
+        phrase in str(error)[:2000].lower() for phrase in _CONTEXT_PHRASES
+    ):
+        return FailureKind(CONTEXT_EXCEEDED, False, status)
     if names & _TIMEOUT_CLASS_NAMES:
         return FailureKind("timeout", True, status)
     if status is not None and status < 500 and status not in _RETRYABLE_STATUSES:

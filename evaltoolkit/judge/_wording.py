@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
-from ._retry import FailureKind
+from ._retry import CONTEXT_EXCEEDED, FailureKind
 from ._secrets import redact
 
 __all__ = ["credentials_hint", "explain_exhausted", "explain_failure", "provider_detail"]
@@ -95,6 +95,14 @@ def explain_failure(
         return (
             f"{prefix}model {model!r} was not found{where} (HTTP 404): check the model name "
             f"(litellm form 'provider/model') and api_base. Provider said: {detail}"
+        )
+    if failure.label == CONTEXT_EXCEEDED:
+        status = f" (HTTP {failure.status})" if failure.status else ""
+        return (
+            f"{prefix}the prompt does not fit the context of {model!r}{where}{status}: shorten "
+            "the input (a long source), use a model with a longer context or, for a local "
+            "server, give each request more context (llama.cpp's llama-server divides -c "
+            f"among its -np parallel slots: raise -c or lower -np). Provider said: {detail}"
         )
     if failure.status in (400, 422):
         return (
