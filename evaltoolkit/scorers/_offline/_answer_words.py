@@ -14,7 +14,8 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Callable, Iterable
 
-#: Words shorter than this are matched only when equal (the matcher's ``FUZZY_WORD_LENGTH``).
+#: Words shorter than this are matched only when equal (the matcher's ``FUZZY_WORD_LENGTH``
+#: is this length).
 BLOCKING_LENGTH = 5
 #: Words longer than this are matched only when equal: no dictionary word is this long, and a
 #: run of letters that is (a hash, a squashed URL) would cost the square of its length.

@@ -72,7 +72,7 @@ from ._answer_text import (
     is_content,
     text_tokens,
 )
-from ._answer_words import WordIndex
+from ._answer_words import BLOCKING_LENGTH, WordIndex
 from ._settings import AnswerSimilarityOfflineSettings
 from ._text import HEDGES, MONTH_NAMES, Token, split_sentences
 
@@ -101,8 +101,9 @@ MAX_TEXT_CHARS = 1_500_000
 # the square of the length, and for a longer unit the share of its words found says more.
 CHARACTER_SIMILARITY_CHARS = 64
 # A word of at least this many letters also matches a longer word that begins with it
-# ("Bennet" / "Bennett", "revolution" / "revolutionary").
-FUZZY_WORD_LENGTH = 5
+# ("Bennet" / "Bennett", "revolution" / "revolutionary"): the shortest word the word index
+# compares with others.
+FUZZY_WORD_LENGTH = BLOCKING_LENGTH
 # A text of at most this many words, without sentence punctuation inside, is a short answer.
 SHORT_ANSWER_WORDS = 12
 
