@@ -289,6 +289,9 @@ def test_runs_whose_scorers_are_named_differently_are_compared_by_a_pair_of_ids(
     assert row["n_pairs"] == len(a)
     with pytest.raises(ConfigurationError, match="run B has no scorer 'before'"):
         et.compare_runs(a, b, scorer=("before", "before"))
+    for wrong in (("before",), 3):
+        with pytest.raises(ConfigurationError, match="a scorer id or a pair of them"):
+            et.compare_runs(a, b, scorer=wrong)  # type: ignore[arg-type]
 
     first, second = a.to_parquet(tmp_path / "a.parquet"), b.to_parquet(tmp_path / "b.parquet")
     assert main(["compare", str(first), str(second), "--scorer", "before", "after"]) == 0

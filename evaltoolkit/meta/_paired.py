@@ -91,7 +91,13 @@ def _common_scorer(
 ) -> tuple[str, str]:
     """The scorer id of each run to compare: one id both runs have, or one id per run."""
     if scorer is not None:
-        pair = (scorer, scorer) if isinstance(scorer, str) else tuple(scorer)
+        pair = (
+            (scorer, scorer)
+            if isinstance(scorer, str)
+            else tuple(scorer)
+            if isinstance(scorer, tuple | list)
+            else ()
+        )
         if len(pair) != 2 or not all(isinstance(name, str) for name in pair):
             raise ConfigurationError(
                 f"compare_runs: scorer must be a scorer id or a pair of them (A's, B's), got "
