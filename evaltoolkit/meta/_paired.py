@@ -91,25 +91,24 @@ def _common_scorer(
 ) -> tuple[str, str]:
     """The scorer id of each run to compare: one id both runs have, or one id per run."""
     if scorer is not None:
-        pair = (
-            (scorer, scorer)
-            if isinstance(scorer, str)
-            else tuple(scorer)
-            if isinstance(scorer, tuple | list)
-            else ()
-        )
+        pair: tuple[object, ...] = ()
+        if isinstance(scorer, str):
+            pair = (scorer, scorer)
+        elif isinstance(scorer, tuple | list):
+            pair = tuple(scorer)
         if len(pair) != 2 or not all(isinstance(name, str) for name in pair):
             raise ConfigurationError(
                 f"compare_runs: scorer must be a scorer id or a pair of them (A's, B's), got "
                 f"{scorer!r}"
             )
-        for name, run, wanted in (("A", a, pair[0]), ("B", b, pair[1])):
+        first, second = str(pair[0]), str(pair[1])
+        for name, run, wanted in (("A", a, first), ("B", b, second)):
             if wanted not in run.scorer_ids:
                 raise ConfigurationError(
                     f"compare_runs: run {name} has no scorer {wanted!r}; it has "
                     f"{', '.join(run.scorer_ids) or 'none'}"
                 )
-        return pair[0], pair[1]
+        return first, second
     shared = [scorer_id for scorer_id in a.scorer_ids if scorer_id in b.scorer_ids]
     if not shared:
         hint = (
