@@ -542,6 +542,25 @@ def test_a_report_of_two_runs_of_the_same_items_compares_them() -> None:
     assert comparison_section([Run("a", a, None)]) is None
 
 
+def test_the_comparison_lists_the_items_that_differ_most_first_and_escaped() -> None:
+    from evaltoolkit.report import build_report
+
+    ids = ["same", "up-a-little", "<b>down-a-lot</b>", "up-a-lot", "failed"]
+    a = run_of([0.5, 0.5, 0.9, 0.1, 0.5], ids=ids)
+    b = run_of([0.5, 0.6, 0.2, 0.7, math.nan], ids=ids)
+
+    page = build_report({"before": a, "after": b})
+
+    section = page[page.index("<h3>Where A and B differ most</h3>") :]
+    section = section[: section.index("</table>")]
+    assert "The 3 of 3 items whose score differs" in section
+    order = [section.index(name) for name in ("&lt;b&gt;down-a-lot", "up-a-lot", "up-a-little")]
+    assert order == sorted(order)  # -0.7, +0.6, +0.1
+    assert "<b>down" not in section
+    assert "-0.700" in section and "+0.600" in section
+    assert ">same<" not in section and ">failed<" not in section
+
+
 @pytest.mark.parametrize("weights", [None, "linear", "quadratic"])
 def test_kappa_is_scikit_learns_and_the_bootstrap_table_formula_matches_it(
     weights: str | None,

@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._html import Markup, join, table
 from ..errors import ConfigurationError
 from ._data import Run
 from ._figures import figure_block
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 __all__ = ["comparison_section"]
+
+#: Items listed where the two runs' scores differ most.
+MOST_DIFFERENT = 10
 
 
 def _signed(value: Any) -> str:
@@ -26,7 +32,7 @@ def comparison_section(runs: Sequence[Run], *, n_bootstrap: int = 1000) -> Marku
     """
     if len(runs) != 2:
         return None
-    from ..meta import compare_runs
+    from ..meta import compare_runs, paired_scores
     from ..plots import paired_differences
 
     first, second = runs
@@ -81,5 +87,30 @@ def comparison_section(runs: Sequence[Run], *, n_bootstrap: int = 1000) -> Marku
                 css_class="comparison",
             ),
             Markup("<div class='figures'>{}</div>").format(join(figures)),
+            _most_different(paired_scores(first.result, second.result, score="score")),
         ]
     )
+
+
+def _most_different(pairs: pd.DataFrame) -> Markup:
+    """The items whose score differs most between the runs, largest difference first."""
+    scored = pairs[~pairs["failed"] & (pairs["difference"] != 0)]
+    if scored.empty:
+        return Markup("<p class='muted'>No item scores differently in A and B.</p>")
+    top = scored.reindex(scored["difference"].abs().sort_values(ascending=False).index)
+    top = top.head(MOST_DIFFERENT)
+    rows = [
+        [
+            record["item_id"],
+            f"{record['a']:.3f}",
+            f"{record['b']:.3f}",
+            _signed(float(record["difference"])),
+        ]
+        for record in top.to_dict(orient="records")
+    ]
+    caption = Markup(
+        "<h3>Where A and B differ most</h3><p>The {shown} of {changed} items whose score "
+        "differs, largest difference first (the table of every item below shows their "
+        "verdicts).</p>"
+    ).format(shown=len(rows), changed=len(scored))
+    return caption + table(["item", "A", "B", "B - A"], rows, css_class="most-different")
