@@ -461,7 +461,7 @@ def _polar_match(unit: str, outputs: list[NormalisedUnit]) -> _Match | None:
 
 
 def _is_year(value: str) -> bool:
-    return value.isdigit() and len(value) == 4 and 1000 <= int(value) <= 2100
+    return value.isdigit() and len(value) == 4
 
 
 class _Conflicts:
