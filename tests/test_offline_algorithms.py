@@ -1275,6 +1275,14 @@ def test_short_words_keep_their_endings_so_unrelated_words_stay_apart() -> None:
     assert (stem("raised"), stem("stopped"), stem("early")) == ("rais", "stop", "early")
 
 
+def test_a_citation_marker_is_cut_from_a_year_only() -> None:
+    # CITED_YEARS: "in 19801." is 1980 with a marker glued on; a count ending a sentence
+    # ("50000.", "21005.") is no year and keeps every digit.
+    assert [t.norm for t in tokenize("It opened in 19801.")][-1] == "1980"
+    assert [t.norm for t in tokenize("The crowd was 50000.")][-1] == "50000"
+    assert [t.norm for t in tokenize("It cost 21005.")][-1] == "21005"
+
+
 def test_sentences_split_on_stops_but_not_on_abbreviations() -> None:
     text = "Dr. Smith met J. K. Rowling in the U.S. on Monday. they talked . then left!"
     assert split_sentences(text) == [
