@@ -597,6 +597,28 @@ def summarization_report(
     return 0
 
 
+def coverage_changes(
+    whole: Mapping[str, np.ndarray],
+    grid: Grid,
+    among: Sequence[int] | None,
+    resamples: int,
+) -> tuple[list[str], tuple[float, ...]]:
+    """Each coverage set's change of its cross-validated figure, from ``whole`` to ``grid``'s
+    (choosing among the points ``among``), as a table cell with its interval, and the change
+    pooled over the headline sets."""
+    cells, differences = [], {}
+    for target in TARGETS:
+        if target.axis != "coverage":
+            continue
+        after = grid.cross_validated(target, among=among)[0]
+        difference = np.nan_to_num(after) - np.nan_to_num(whole[target.name])
+        _, low, high = pooled_change({target.dataset: difference}, resamples)
+        cells.append(f"{difference.mean():+.3f} [{low:+.2f}, {high:+.2f}]")
+        if target.headline:
+            differences[target.dataset] = difference
+    return cells, pooled_change(differences, resamples)
+
+
 def mechanism_report(grid: Grid, resamples: int) -> None:
     """What each coverage mechanism adds, cross-validated: the whole grid against the grid
     without it (the settings chosen again on each fold's other documents)."""
@@ -611,21 +633,13 @@ def mechanism_report(grid: Grid, resamples: int) -> None:
     coverage = [t for t in TARGETS if t.axis == "coverage"]
     names = "".join(f"{t.name.removesuffix('_dev'):<34}" for t in coverage)
     print(f"  {'removed':<22}{names}{'pooled':<26}decision")
+    whole = {target.name: grid.cross_validated(target)[0] for target in coverage}
     for mechanism, (setting, value) in COVERAGE_MECHANISMS.items():
         without = [i for i, p in enumerate(grid.points["coverage"]) if p[setting] == value]
         if not without:
             print(f"  {mechanism:<22}(no allowed grid point has {setting}={value:g})")
             continue
-        cells, differences = [], {}
-        for target in coverage:
-            whole = grid.cross_validated(target)[0]
-            reduced = grid.cross_validated(target, among=without)[0]
-            difference = np.nan_to_num(reduced) - np.nan_to_num(whole)
-            _, low, high = pooled_change({target.dataset: difference}, resamples)
-            cells.append(f"{difference.mean():+.3f} [{low:+.2f}, {high:+.2f}]")
-            if target.headline:
-                differences[target.dataset] = difference
-        change, low, high = pooled_change(differences, resamples)
+        cells, (change, low, high) = coverage_changes(whole, grid, without, resamples)
         pooled = f"{change:+.3f} [{low:+.2f}, {high:+.2f}]"
         decision = "pays beyond noise" if high < 0 else "within noise"
         print(f"  {mechanism:<22}{''.join(f'{c:<34}' for c in cells)}{pooled:<26}{decision}")
@@ -670,16 +684,9 @@ def coverage_removal_report(grid: Grid, resamples: int) -> None:
     for removal in removals():
         if removal.axis != "coverage":
             continue
-        reduced = grid_without(grid, removal)
-        cells, differences = [], {}
-        for target in coverage:
-            after = reduced.cross_validated(target)[0]
-            difference = np.nan_to_num(after) - np.nan_to_num(whole[target.name])
-            _, low, high = pooled_change({target.dataset: difference}, resamples)
-            cells.append(f"{difference.mean():+.3f} [{low:+.2f}, {high:+.2f}]")
-            if target.headline:
-                differences[target.dataset] = difference
-        change, low, high = pooled_change(differences, resamples)
+        cells, (change, low, high) = coverage_changes(
+            whole, grid_without(grid, removal), None, resamples
+        )
         cells_text = "".join(f"{cell:<34}" for cell in cells)
         print(f"  {removal.name:<22}{cells_text}{change:+.3f} [{low:+.3f}, {high:+.3f}]")
     print(f"  ({time.perf_counter() - started:.0f} s)")
