@@ -283,14 +283,7 @@ class AnswerSimilarityScorer(JudgedScorer):
                 "answer-similarity: offline settings tune the offline judge; this scorer's "
                 f"judge is {self.judge.model!r}"
             )
-        given = (
-            dataclasses.asdict(settings)
-            if isinstance(settings, AnswerSimilarityOfflineSettings)
-            else dict(settings)
-        )
-        merged = AnswerSimilarityOfflineSettings.from_mapping(
-            {**dataclasses.asdict(self.offline_settings), **given}
-        )
+        merged = self.offline_settings.updated(settings)
         clone = copy.copy(self)
         clone.offline_settings = merged
         clone.steps = _steps_with(merged)

@@ -391,16 +391,7 @@ class SummarizationScorer(JudgedScorer):
                 f"summarization: offline settings tune the offline judge; this scorer's judge "
                 f"is {self.judge.model!r}"
             )
-        given = (
-            dataclasses.asdict(settings)
-            if isinstance(settings, SummarizationOfflineSettings)
-            else dict(settings)
-        )
-        merged = check_rules(
-            SummarizationOfflineSettings.from_mapping(
-                {**dataclasses.asdict(self.offline_settings), **given}
-            )
-        )
+        merged = check_rules(self.offline_settings.updated(settings))
         clone = copy.copy(self)
         clone.offline_settings = merged
         clone.steps = _steps_with(merged, True, self.questions_mode)

@@ -22,7 +22,7 @@ import difflib
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any, Literal, NamedTuple, Self
+from typing import Any, Literal, NamedTuple, Self, cast
 
 from ...errors import ConfigurationError
 
@@ -175,6 +175,22 @@ question_lead_bias, mention_share, answer_share, disabled_rules
                     f"unknown offline setting {name!r}{hint} Known settings: {', '.join(known)}"
                 )
         return cls(**dict(values))
+
+    def updated(self, changes: Mapping[str, Any] | Self) -> Self:
+        """These settings with some values changed, the rest kept (checked as
+        :meth:`from_mapping` checks them).
+
+        Example:
+            >>> SummarizationOfflineSettings().updated({"phrase_gap": 2}).phrase_gap
+            2
+        """
+        names = [item.name for item in fields(self)]  # type: ignore[arg-type]
+        given = (
+            {name: getattr(changes, name) for name in names}
+            if isinstance(changes, type(self))
+            else dict(cast(Mapping[str, Any], changes))
+        )
+        return self.from_mapping({**{name: getattr(self, name) for name in names}, **given})
 
 
 @dataclass(frozen=True)
