@@ -760,9 +760,9 @@ class EvalResult:
         numbers are written exactly (``pd.read_json(path, lines=True)`` reads the file too).
         JSON has no infinite numbers, so an infinite value (a label of ``Infinity``, a
         score) is written as the text ``"Infinity"`` or ``"-Infinity"``, which
-        :func:`read_results` reads back as the number (NaN, like any missing value, is
-        ``null``). Written under a temporary name and renamed into place, like
-        :meth:`to_parquet`.
+        :func:`read_results` reads back as the number where the column holds numbers (NaN,
+        like any missing value, is ``null``). Written under a temporary name and renamed
+        into place, like :meth:`to_parquet`.
 
         Example:
             >>> import tempfile
@@ -1545,16 +1545,10 @@ def _calls_of(cell: Any) -> tuple[ModelCall, ...]:
 
 
 def _read_csv(path: Path) -> tuple[list[str], dict[str, list[Any]], int]:
-    import pandas as pd
+    from ._reading import read_delimited
 
-    header = [str(column) for column in pd.read_csv(path, nrows=0).columns]
-    text = [column for column in header if _is_text_column(column)]
-    frame = pd.read_csv(
-        path,
-        dtype=dict.fromkeys(text, str),
-        keep_default_na=False,
-        na_values=[""],
-    )
+    frame = read_delimited(path, separator=",", text_columns=_is_text_column)
+    header = [str(column) for column in frame.columns]
     cells = {name: _column_values(frame[name]) for name in header}
     # CSV keeps no types: an id written as a whole number (no sign, no leading zero) was one.
     cells["item_id"] = [_csv_id(value) for value in cells.get("item_id", [])]
@@ -1579,14 +1573,17 @@ def _csv_row(row: int) -> str:
 
 def _read_jsonl(path: Path) -> tuple[list[str], dict[str, list[Any]], int, list[str]]:
     """The columns, cells and rows of a JSON Lines export, and each row's line, named."""
+    from ._reading import check_encoding, loads_json
+
+    check_encoding(path)
     records: list[dict[str, Any]] = []
     lines_of_rows: list[str] = []
-    with path.open(encoding="utf-8") as lines:
+    with path.open(encoding="utf-8-sig") as lines:
         for number, line in enumerate(lines, start=1):
             if not line.strip():
                 continue
             try:
-                record = json.loads(line)
+                record = loads_json(line)
             except ValueError as error:
                 raise DataLoadError(f"{path}, line {number}: not JSON ({error})") from error
             except RecursionError as error:
@@ -1603,12 +1600,32 @@ def _read_jsonl(path: Path) -> tuple[list[str], dict[str, list[Any]], int, list[
         column: [None if _is_missing(r.get(column)) else r.get(column) for r in records]
         for column in columns
     }
-    for column in columns:  # the infinite numbers that to_jsonl writes as text
-        if not _is_text_column(column):
-            cells[column] = [
-                _INFINITY_OF_TEXT.get(v, v) if isinstance(v, str) else v for v in cells[column]
-            ]
+    for column in columns:
+        cells[column] = _infinities(column, cells[column])
     return columns, cells, len(records), lines_of_rows
+
+
+def _is_number_column(column: str) -> bool:
+    """Whether an export's column always holds numbers (long or wide layout)."""
+    return column in _NUMBER_KEYS or column.rsplit(".", 1)[-1] in _NUMBER_KEYS
+
+
+def _infinities(column: str, values: list[Any]) -> list[Any]:
+    """The infinite numbers that to_jsonl writes as text, read back as numbers.
+
+    Only where the text stands for a number: in a column that holds numbers by definition
+    (``score``, ``cost``, ...), or in one whose every other value is a number (a label). In
+    a column of text, such as a film's title, ``"Infinity"`` stays text.
+    """
+    if not any(isinstance(value, str) and value in _INFINITY_OF_TEXT for value in values):
+        return values
+    if not _is_number_column(column):
+        others = [v for v in values if v is not None and v not in _INFINITY_OF_TEXT]
+        if not others or not all(
+            isinstance(v, int | float) and not isinstance(v, bool) for v in others
+        ):
+            return values
+    return [_INFINITY_OF_TEXT.get(v, v) if isinstance(v, str) else v for v in values]
 
 
 def _blank(path: Path) -> bool:
@@ -1618,6 +1635,10 @@ def _blank(path: Path) -> bool:
             if chunk.strip():
                 return False
     return True
+
+
+class _NotAPathError(ConfigurationError, TypeError):
+    """A path was expected and something else was given (None, a number, bytes)."""
 
 
 def read_results(path: str | os.PathLike[str]) -> EvalResult:
@@ -1630,8 +1651,11 @@ def read_results(path: str | os.PathLike[str]) -> EvalResult:
     keeps none, so there an id written as a whole number (``12``, not ``012``) comes back as
     a number, text that looks like a number in a column that is not one of the text columns
     (input, output, reason, ...) comes back as a number, and an empty text as missing. In
-    JSON Lines, the text ``"Infinity"`` or ``"-Infinity"`` outside the text columns is the
-    infinite number that :meth:`EvalResult.to_jsonl` wrote so.
+    JSON Lines, the text ``"Infinity"`` or ``"-Infinity"`` is the infinite number that
+    :meth:`EvalResult.to_jsonl` wrote so where it stands for a number: in the number columns
+    (``score``, ``cost``, ...) and in a column whose other values are all numbers (a label);
+    elsewhere it stays text (a film called "Infinity"). A CSV file whose header is split by
+    ``;`` (a spreadsheet's European export) is read with ``;``, with a warning.
 
     Rows are grouped into items by ``item_index`` and ``item_id`` (the id alone in exports
     that predate ``item_index``), not by position, so a file sorted by score or with rows
@@ -1645,6 +1669,7 @@ def read_results(path: str | os.PathLike[str]) -> EvalResult:
         The :class:`EvalResult` the file was written from.
 
     Raises:
+        ConfigurationError: ``path`` is not a path (also a TypeError).
         DataLoadError: No such file, an unknown extension, a file that is not a results
             export (the message names the columns it lacks), rows that contradict each
             other (two rows of one item for the same scorer, one ``item_index`` with two
@@ -1659,6 +1684,11 @@ def read_results(path: str | os.PathLike[str]) -> EvalResult:
         >>> et.read_results(path).to_frame().equals(result.to_frame())
         True
     """
+    if not isinstance(path, str | os.PathLike):
+        raise _NotAPathError(
+            "read_results takes the path of a results file (.parquet, .csv or .jsonl), got "
+            f"{type(path).__name__} {path!r}"
+        )
     source = Path(path)
     if not source.is_file():
         from ._files import missing_file_message
@@ -1676,9 +1706,9 @@ def read_results(path: str | os.PathLike[str]) -> EvalResult:
         )
     try:
         if suffix == ".parquet":
-            import pandas as pd
+            from ._reading import read_parquet
 
-            return EvalResult.from_frame(pd.read_parquet(source))
+            return EvalResult.from_frame(read_parquet(source))
         if suffix == ".csv":
             columns, cells, rows = _read_csv(source)
             row_name = _csv_row
