@@ -28,7 +28,7 @@ from ._reading import (
     repeated_names,
 )
 from .errors import ConfigurationError, DataLoadError, InputError
-from .records import encodable_text
+from .records import RESULT_COLUMNS, encodable_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -418,6 +418,32 @@ class _Loader:
         self.notes.append(f"field {name!r} held the number {value!r}, read as the text {text!r}")
         return text
 
+    def take_one(self, fields: dict[str, Any], names: Sequence[str], role: str) -> str | None:
+        """The first of ``names`` with a value; the others are dropped when empty, else kept
+        as fields with a note (never dropped silently)."""
+        present = [name for name in names if fields.get(name) is not None]
+        for name in names:
+            if name not in present:
+                fields.pop(name, None)
+        if not present:
+            return None
+        chosen, *others = present
+        for other in others:
+            self.notes.append(
+                f"both {chosen!r} and {other!r}: {chosen!r} is the {role}; {other!r} is kept "
+                "as a field of its own"
+            )
+        return chosen
+
+    def note_reserved(self, fields: Mapping[str, Any]) -> None:
+        """Note each field whose name a result column has: it is exported as item_<name>."""
+        for name in fields:
+            if name in RESULT_COLUMNS:
+                self.notes.append(
+                    f"field {name!r} is exported as 'item_{name}' (the results' own "
+                    f"{name!r} column is the scorer's)"
+                )
+
     def finish(self) -> list[str]:
         for where, count in self._replaced.items():
             characters = "character" if count == 1 else "characters"
@@ -458,8 +484,8 @@ def _warn_about(items: Sequence[DataItem]) -> None:
     if changed:
         warnings.warn(
             f"{changed} item{'s' if changed > 1 else ''} changed on loading (numbers read as "
-            "text, or characters that UTF-8 cannot encode replaced); see each item's notes "
-            "(the notes column)",
+            "text, fields renamed because a result column has their name, or characters that "
+            "UTF-8 cannot encode replaced); see each item's notes (the notes column)",
             UserWarning,
             stacklevel=4,
         )
@@ -525,19 +551,19 @@ def load_items(
         for key, value in row.items():
             name = encodable_text(str(key))
             fields[loader.text(str(key), name)] = loader.value(value, name)
-        item_id = next((fields[name] for name in id_fields if fields.get(name) is not None), index)
-        for name in id_fields:
-            fields.pop(name, None)
-        truth_name = next((name for name in truth_fields if fields.get(name) is not None), None)
-        truth = loader.as_text(fields[truth_name], truth_name) if truth_name else None
-        for name in truth_fields:
-            fields.pop(name, None)
+        id_name = loader.take_one(fields, id_fields, "item id")
+        item_id = index if id_name is None else fields.pop(id_name)
+        truth_name = loader.take_one(fields, truth_fields, "ground truth")
+        truth = loader.as_text(fields.pop(truth_name), truth_name) if truth_name else None
+        input_value = fields.pop(input_field, None)
+        output_value = fields.pop(output_field, None)
+        loader.note_reserved(fields)
         items.append(
             DataItem(
                 index=index,
                 item_id=_id_of(item_id),
-                input=loader.as_text(fields.pop(input_field, None), input_field),
-                output=loader.as_text(fields.pop(output_field, None), output_field),
+                input=loader.as_text(input_value, input_field),
+                output=loader.as_text(output_value, output_field),
                 ground_truth=truth,
                 fields=fields,
                 notes=loader.finish(),

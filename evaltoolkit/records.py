@@ -68,6 +68,9 @@ _OPTIONAL_COLUMNS = frozenset(
 )
 # Every column of to_frame() that is not a detail or an item field, in order.
 _FIXED_COLUMNS = _LEADING_COLUMNS + _ITEM_COLUMNS + _BOOKKEEPING_COLUMNS
+#: The columns a result row has whatever the data: an item field of one of these names is
+#: exported as ``item_<name>`` (a field ``score`` as ``item_score``).
+RESULT_COLUMNS = _FIXED_COLUMNS
 #: Every column a long export (``to_frame()``) has, whatever the scorers.
 EXPORT_COLUMNS = tuple(column for column in _FIXED_COLUMNS if column not in _OPTIONAL_COLUMNS)
 # Keys of ScoreResult.to_record() every scorer has (a wide export prefixes them with the id).

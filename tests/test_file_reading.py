@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 import evaltoolkit as et
-from evaltoolkit._datasets import read_records, read_table
+from evaltoolkit._datasets import load_items, read_records, read_table
 from evaltoolkit.cli import main
 from evaltoolkit.errors import DataLoadError, EvalToolkitError
 
@@ -303,3 +303,40 @@ def test_a_lone_infinity_text_field_stays_text(tmp_path: Path) -> None:
     again = et.read_results(result.to_jsonl(tmp_path / "r.jsonl"))
 
     assert again[0].fields["film"] == "Infinity"
+
+
+# -- item fields whose names the results use ----------------------------------------------------
+
+
+def test_fields_named_like_result_columns_are_kept_with_a_note() -> None:
+    with pytest.warns(UserWarning, match=r"renamed"):
+        [item] = load_items(
+            [
+                {
+                    "id": "a",
+                    "item_id": "A-7",
+                    "input": "x",
+                    "output": "y",
+                    "score": 3,
+                    "reason": "r",
+                    "error": "e",
+                }
+            ]
+        )
+
+    assert item.item_id == "a"
+    notes = " ".join(item.notes)
+    for name in ("score", "reason", "error"):
+        assert f"field {name!r} is exported as 'item_{name}'" in notes
+    assert "'item_id'" in notes and "'id' is the item id" in notes
+    assert item.fields["item_id"] == "A-7"
+
+
+def test_both_ids_reach_the_export(tmp_path: Path) -> None:
+    result = _run([{"id": "a", "item_id": "A-7", "input": "x", "output": "y"}])
+
+    frame = result.to_frame()
+
+    assert frame["item_id"].tolist() == ["a"]
+    assert frame["item_item_id"].tolist() == ["A-7"]
+    assert "'item_id'" in frame["notes"].iloc[0]

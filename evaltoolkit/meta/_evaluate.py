@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from .._datasets import as_table
 from .._sync import run_sync
 from ..errors import ConfigurationError
-from ..records import EvalResult, ScoreResult
+from ..records import RESULT_COLUMNS, EvalResult, ScoreResult
 from ..runner import arun_evals
 from ..scorers import ANSWER_THRESHOLD, Scorer, ScorerSpec, scorer_spec
 from ._agreement import agreement
@@ -151,10 +151,12 @@ _ITEM_PARTS = frozenset({"id", "item_id", "input", "output", "ground_truth", "gr
 def _carried_fields(row: Mapping[Any, Any], used: Sequence[str | None]) -> dict[str, Any]:
     """The row's plain values (document, system, labels) that go with its item into the run.
 
-    So a saved run, the views and the report can group and compare items by them.
+    So a saved run, the views and the report can group and compare items by them. A field
+    with the name of a result column (a label called ``score``) is carried as ``item_<name>``,
+    the name its export gives it.
     """
     return {
-        str(name): value
+        str(name) if name not in RESULT_COLUMNS else f"item_{name}": value
         for name, value in row.items()
         if name not in used
         and name not in _ITEM_PARTS
