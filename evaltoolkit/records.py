@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
+from ._secrets import SecretMasker, secret_masker
 from .errors import ConfigurationError, DataLoadError
 
 if TYPE_CHECKING:
@@ -218,6 +219,9 @@ class ModelCall:
 class StepError:
     """Why a score could not be computed, and at which step.
 
+    The message and the raw reply are stored with every known secret masked (the values of
+    secret-named environment variables, the keys given to a judge).
+
     Attributes:
         step: The step that failed (``"input"``, ``"target"``, or a judge step name).
         message: What went wrong and, where possible, what to do about it.
@@ -231,6 +235,15 @@ class StepError:
     kind: str = "EvalToolkitError"
     raw_reply: str | None = None
     attempts: int | None = None
+
+    def __post_init__(self) -> None:
+        # Whatever failed (a judge, a target quoting $MY_SERVICE_TOKEN), the stored error
+        # holds no secret.
+        masker = secret_masker()
+        if isinstance(self.message, str):
+            object.__setattr__(self, "message", masker.text(self.message))
+        if isinstance(self.raw_reply, str):
+            object.__setattr__(self, "raw_reply", masker.text(self.raw_reply))
 
     def __str__(self) -> str:
         return f"[{self.step}] {self.message}"
@@ -643,10 +656,12 @@ class EvalResult:
         columns of :meth:`ScoreResult.to_record`. A row without a column's key (a detail
         another scorer reports) holds a missing value there, as does a key whose value is
         None. Characters that UTF-8 cannot encode (lone surrogates, say from a target's
-        output) appear as U+FFFD, so the frame always exports. :meth:`from_frame` and
+        output) appear as U+FFFD, so the frame always exports, and the values of secret-named
+        environment variables and of judges' keys appear as ``***``. :meth:`from_frame` and
         :func:`read_results` turn these rows back into an EvalResult.
         """
         rows: list[dict[str, Scalar]] = []
+        masker = secret_masker(key_shapes=False)
         for item in self.items:
             for result in item.scorer_results.values():
                 record = result.to_record()
@@ -657,19 +672,20 @@ class EvalResult:
                 for key, value in item.item_columns().items():
                     row[key if key not in record and key not in row else f"item_{key}"] = value
                 row.update(record)
-                rows.append(_encodable_row(row))
+                rows.append(_storable_row(row, masker))
         return _frame_of(rows, empty_columns=_LEADING_COLUMNS)
 
     def to_wide(self) -> pd.DataFrame:
         """One row per item: the item's fields, then ``<scorer id>.<column>`` per scorer."""
         rows: list[dict[str, Scalar]] = []
+        masker = secret_masker(key_shapes=False)
         for item in self.items:
             row: dict[str, Scalar] = {"item_id": item.item_id, **item.item_columns()}
             for scorer, result in item.scorer_results.items():
                 record = result.to_record()
                 del record["scorer"]
                 row.update({f"{scorer}.{key}": value for key, value in record.items()})
-            rows.append(_encodable_row(row))
+            rows.append(_storable_row(row, masker))
         return _frame_of(rows, empty_columns=("item_id",))
 
     @classmethod
@@ -861,12 +877,19 @@ def encodable_text(text: str) -> str:
     return text
 
 
-def _encodable_row(row: dict[str, Scalar]) -> dict[str, Scalar]:
-    """The row with every text (names included) encodable as UTF-8, U+FFFD for the rest.
+def _storable_row(row: dict[str, Scalar], masker: SecretMasker) -> dict[str, Scalar]:
+    """The row with every text (names included) encodable as UTF-8, U+FFFD for the rest, and
+    every known secret masked.
 
     Loading already replaces such characters in data items (with a note); this catches the
-    ones a target or a model produced, which pandas, Parquet and CSV would all refuse.
+    ones a target or a model produced, which pandas, Parquet and CSV would all refuse. The
+    secrets are those of :mod:`evaltoolkit._secrets` (a key a target copied into its output).
     """
+    if masker.masks_values:
+        row = {
+            key: masker.text(value) if isinstance(value, str) else value
+            for key, value in row.items()
+        }
     if all(
         key.isascii() and (not isinstance(value, str) or value.isascii())
         for key, value in row.items()
