@@ -11,8 +11,8 @@ Every check that can fail (flags, columns, the output path) runs before any scor
 mistake costs nothing. Exit status: 0 when done (the summary says how many items failed), 1
 when a scorer failed on every item, 2 for a usage, input or output-path error, 3 when the
 --max-cost budget stopped the run before every item was scored (rerun with a larger budget:
-the judge cache resumes the run), 130 when interrupted (rerun the same command: the judge
-cache resumes the run).
+the judge cache resumes the run), 130 when interrupted (rerun the same command: a model
+judge's cache resumes the run, unless --no-cache).
 """
 
 from __future__ import annotations
@@ -56,12 +56,13 @@ ESTIMATE_ABOVE = 1000
 
 
 class _Interrupted(Exception):
-    """Ctrl-C during scoring, with how far the run got."""
+    """Ctrl-C during scoring, with how far the run got and whether a judge cache kept it."""
 
-    def __init__(self, done: int, total: int) -> None:
+    def __init__(self, done: int, total: int, *, resumable: bool) -> None:
         super().__init__(f"interrupted after {done} of {total} items")
         self.done = done
         self.total = total
+        self.resumable = resumable
 
 
 class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
@@ -209,7 +210,16 @@ def _score(
             **fields,
         )
     except KeyboardInterrupt:
-        raise _Interrupted(done, total) from None
+        raise _Interrupted(done, total, resumable=_resumable(scorers, args)) from None
+
+
+def _resumable(scorers: Sequence[Any], args: argparse.Namespace) -> bool:
+    """Whether a rerun resumes from a judge cache: a model judge (the offline judge keeps no
+    cache) and no --no-cache."""
+    from .judge import OFFLINE_MODEL
+
+    models = [scorer.judge_model for scorer in scorers]
+    return not args.no_cache and any(model not in (None, OFFLINE_MODEL) for model in models)
 
 
 def _write(result: EvalResult, out: Path, *, wide: bool) -> None:
@@ -1088,8 +1098,8 @@ spend plus the most the items in flight can cost would pass it.
 Exit status: 0 done (the summary says how many items failed), 1 a scorer failed on every
 item, 2 a usage, input or output-path error (found before scoring), 3 the --max-cost budget
 was reached (the items not started are kept as "not scored"; rerun with a larger budget to
-resume from the judge cache), 130 interrupted (rerun the same command: the judge cache
-resumes the run).
+resume from the judge cache), 130 interrupted (rerun the same command: a model judge's
+cache resumes the run, unless --no-cache).
 """
 
 
@@ -1280,12 +1290,19 @@ def _show_warning(
     print(f"evaltoolkit: warning: {message}", file=sys.stderr)
 
 
-def _interrupted(done: int | None, total: int | None) -> int:
+def _interrupted(done: int | None, total: int | None, *, resumable: bool | None) -> int:
+    """The one line Ctrl-C prints: a resume from the judge cache only where there is one."""
     counts = f" after {done} of {total} items" if done is not None else ""
-    print(
-        f"evaltoolkit: interrupted{counts}; rerun the same command to resume from the cache",
-        file=sys.stderr,
-    )
+    if resumable is None:
+        what = "rerun the same command"
+    elif resumable:
+        what = "rerun the same command to resume from the cache"
+    else:
+        what = (
+            "nothing was cached (no model judge, or --no-cache): rerun the same command to "
+            "score again"
+        )
+    print(f"evaltoolkit: interrupted{counts}; {what}", file=sys.stderr)
     return INTERRUPTED
 
 
@@ -1314,9 +1331,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"evaltoolkit: error: {worded or error}", file=sys.stderr)
         return 2
     except _Interrupted as interrupted:
-        return _interrupted(interrupted.done, interrupted.total)
+        return _interrupted(interrupted.done, interrupted.total, resumable=interrupted.resumable)
     except KeyboardInterrupt:
-        return _interrupted(None, None)
+        return _interrupted(None, None, resumable=None)
     except BrokenPipeError:
         # The reader went away (`evaltoolkit ... | head`): stop quietly, as Python's docs advise.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
