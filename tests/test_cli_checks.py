@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -473,3 +474,36 @@ def test_ctrl_c_with_a_judge_cache_says_it_resumes(
     )
 
     assert "rerun the same command to resume from the cache" in err
+
+
+def test_a_scheduler_that_refuses_connections_is_reported_at_once(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("distributed")
+    import distributed
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+
+    class NoClient:
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            raise AssertionError("Dask's Client waits 30 s on a closed port; never ask it")
+
+    monkeypatch.setattr(distributed, "Client", NoClient)
+    status = main(
+        [
+            "run",
+            "data/demo_answers.jsonl",
+            "--scorer",
+            "textual-difference",
+            "--scheduler",
+            f"tcp://127.0.0.1:{port}",
+        ]
+    )
+
+    err = capsys.readouterr().err
+    assert status == 2
+    assert f"cannot reach the Dask scheduler at 'tcp://127.0.0.1:{port}'" in err
+    assert "refused" in err.lower()
+    assert "pass a Client" not in err
