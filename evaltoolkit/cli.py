@@ -33,7 +33,7 @@ from ._files import atomic_write, check_writable, same_file
 from ._version import __version__
 from .errors import ConfigurationError, EvalToolkitError
 from .judge import STRUCTURED_OUTPUT_MODES
-from .records import EvalResult, ItemResult, write_json_lines
+from .records import EvalResult, ItemResult, read_results, write_json_lines
 from .scorers import create_scorer, scorer_ids, scorer_spec, scorer_specs
 
 if TYPE_CHECKING:
@@ -133,8 +133,9 @@ def _judge_options(args: argparse.Namespace) -> dict[str, Any]:
     if args.concurrency < 1:
         raise ConfigurationError(f"--concurrency must be 1 or more, got {args.concurrency}")
     options: dict[str, Any] = {"model": args.model, "api_base": args.api_base}
-    if args.timeout is not None:
-        options["timeout"] = args.timeout
+    for option in ("timeout", "max_retries", "max_repairs", "max_tokens"):
+        if getattr(args, option) is not None:
+            options[option] = getattr(args, option)
     if args.structured_output is not None:
         options["structured_output"] = args.structured_output
     if args.no_cache and args.cache_dir:
@@ -160,6 +161,22 @@ def _add_judge_arguments(parser: argparse.ArgumentParser) -> None:
     judge.add_argument("--api-base", default=None, help="base URL of an OpenAI-compatible server")
     judge.add_argument(
         "--timeout", type=float, default=None, help="seconds per model request (default 60)"
+    )
+    judge.add_argument(
+        "--max-retries",
+        type=int,
+        default=None,
+        help="retries of a request after a rate limit, server error or dropped connection "
+        "(default 4)",
+    )
+    judge.add_argument(
+        "--max-repairs",
+        type=int,
+        default=None,
+        help="follow-up requests that show the model why its reply was not valid (default 2)",
+    )
+    judge.add_argument(
+        "--max-tokens", type=int, default=None, help="most tokens per reply (default: the model's)"
     )
     judge.add_argument(
         "--structured-output",
@@ -803,16 +820,20 @@ def _compare(args: argparse.Namespace) -> int:
         raise ConfigurationError(
             f"--scorer takes one id, or two (A's, then B's); got {len(scorer)}: " + " ".join(scorer)
         )
+    run_a, run_b = read_results(first), read_results(second)
     table = compare_runs(
-        first,
-        second,
+        run_a,
+        run_b,
         score=args.score,
         scorer=None if scorer is None else scorer[0] if len(scorer) == 1 else tuple(scorer),
         group=args.group,
         n_bootstrap=args.n_bootstrap,
         seed=args.seed,
     )
-    print(f"A: {first}\nB: {second}")
+    if scorer is None:  # compare_runs took the one scorer both runs have
+        scorer = [next(name for name in run_a.scorer_ids if name in run_b.scorer_ids)]
+    compared = scorer[0] if len(scorer) == 1 else f"{scorer[0]} (A) and {scorer[1]} (B)"
+    print(f"A: {first}\nB: {second}\nscorer: {compared}")
     print(table.to_string(index=False, float_format=lambda value: f"{value:.4g}"))
     for row in table.to_dict(orient="records"):
         print(

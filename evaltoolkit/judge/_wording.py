@@ -128,5 +128,5 @@ def explain_exhausted(
     return (
         f"judge step {step!r}: the call to {model!r} failed {failures} times in a row; last "
         f"error: {failure.label}: {provider_detail(error)}. Try again later, lower concurrency, "
-        "or raise max_retries or timeout"
+        "or raise max_retries or timeout (--max-retries, --timeout on the command line)"
     )
