@@ -598,7 +598,14 @@ def _meta_eval(args: argparse.Namespace) -> int:
         **options,
     )
     failed = sum(s.failed for s in evaluation.result.results(evaluation.result.scorer_ids[0]))
-    print(f"{args.file}: {len(evaluation.scores)} labelled items scored, {failed} failed")
+    scored = len(evaluation.scores)
+    labelled = int(evaluation.scores[evaluation.label].notna().sum())
+    counted = (
+        f"{scored} labelled items scored"
+        if labelled == scored
+        else f"{scored} items scored, {labelled} of them with a {evaluation.label!r} label"
+    )
+    print(f"{args.file}: {counted}, {failed} failed")
     _print_agreement(evaluation)
     for reason in _why_undefined(evaluation):
         print(f"  note: {reason}")
@@ -1236,18 +1243,24 @@ def _parser() -> argparse.ArgumentParser:
     )
     meta.add_argument("--label", required=True, help="column of the human label")
     meta.add_argument("--group", default=None, help="column grouping items (default: doc_id)")
-    meta.add_argument("--source-col", default=None, help="summarization source (default: source)")
     meta.add_argument(
-        "--summary-col", default=None, help="summarization summary (default: summary)"
+        "--source-col", default=None, help="summarization source (default: source, else input)"
     )
-    meta.add_argument("--question-col", default=None, help="question column (default: question)")
     meta.add_argument(
-        "--answer-col", default=None, help="answer column (default: candidate, sentence1)"
+        "--summary-col", default=None, help="summarization summary (default: summary, else output)"
+    )
+    meta.add_argument(
+        "--question-col", default=None, help="question column (default: question, else input)"
+    )
+    meta.add_argument(
+        "--answer-col",
+        default=None,
+        help="answer column (default: candidate or sentence1, else output)",
     )
     meta.add_argument(
         "--reference-col",
         default=None,
-        help="reference column (default: golden_answers, sentence2)",
+        help="reference column (default: golden_answers or sentence2, else ground_truth)",
     )
     meta.add_argument(
         "--limit", type=int, default=None, help="use only the first N rows (default: all)"
