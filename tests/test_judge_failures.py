@@ -284,6 +284,16 @@ async def test_a_prompt_longer_than_the_context_is_not_retried_and_says_what_to_
     assert (await judge.complete(request("short"))).value == {"ok": True}  # not fatal
 
 
+def _fast_judge(server: LoopbackServer) -> LiteLLMJudge:
+    return LiteLLMJudge(
+        "openai/loopback",
+        api_base=server.url,
+        api_key="sk-loopback-000",
+        cache=False,
+        backoff_base=0.01,
+    )
+
+
 @pytest.mark.parametrize(
     "body",
     [b"\xff\xfe\x00garbage\x81", b"<html><body>Proxy login</body></html>", b""],
@@ -293,13 +303,7 @@ async def test_a_successful_reply_whose_body_is_not_json_is_named_and_not_retrie
     loopback_server: LoopbackServer, body: bytes
 ) -> None:
     loopback_server.set_responder(lambda _: raw_body(body))
-    judge = LiteLLMJudge(
-        "openai/loopback",
-        api_base=loopback_server.url,
-        api_key="sk-loopback-000",
-        cache=False,
-        backoff_base=0.01,
-    )
+    judge = _fast_judge(loopback_server)
 
     with pytest.raises(JudgeCallError) as raised:
         await judge.complete(request())
@@ -320,13 +324,7 @@ async def test_a_real_server_error_with_a_web_page_is_still_retried(
 ) -> None:
     loopback_server.enqueue(raw_body(b"<html>bad gateway</html>", status=502))
     loopback_server.set_responder(lambda _: reply({"ok": True}))
-    judge = LiteLLMJudge(
-        "openai/loopback",
-        api_base=loopback_server.url,
-        api_key="sk-loopback-000",
-        cache=False,
-        backoff_base=0.01,
-    )
+    judge = _fast_judge(loopback_server)
 
     answered = await judge.complete(request())
 

@@ -281,13 +281,12 @@ def test_against_another_label_equals_a_second_meta_evaluation_without_scoring_a
         faithful.against("score")
 
 
-def test_meta_eval_reads_the_columns_run_reads_by_default(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    status = main(
+def _meta_eval_demo(path: str) -> int:
+    """`meta-eval` of a demo-shaped file, with no column named: run's columns are read."""
+    return main(
         [
             "meta-eval",
-            "data/demo_summaries.jsonl",
+            path,
             "--task",
             "summarization",
             "--label",
@@ -297,6 +296,12 @@ def test_meta_eval_reads_the_columns_run_reads_by_default(
             "--no-progress",
         ]
     )
+
+
+def test_meta_eval_reads_the_columns_run_reads_by_default(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status = _meta_eval_demo("data/demo_summaries.jsonl")
 
     out = capsys.readouterr().out
     assert status == 0
@@ -335,19 +340,7 @@ def test_meta_eval_counts_the_items_that_have_a_label(
     half = tmp_path / "half.jsonl"
     half.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
 
-    status = main(
-        [
-            "meta-eval",
-            str(half),
-            "--task",
-            "summarization",
-            "--label",
-            "human_score",
-            "--bootstrap",
-            "0",
-            "--no-progress",
-        ]
-    )
+    status = _meta_eval_demo(str(half))
 
     out = capsys.readouterr().out
     assert status == 0
