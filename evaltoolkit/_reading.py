@@ -43,7 +43,7 @@ _BYTE_ORDER_MARKS: Final = (
     (b"\xfe\xff", "UTF-16"),
 )
 # A number written with a decimal comma (or none), as a European spreadsheet writes it.
-_DECIMAL_COMMA: Final = re.compile(r"\s*[-+]?[0-9]+(?:,[0-9]+)?\s*")
+_DECIMAL_COMMA: Final = re.compile(r"\s*[-+]?[0-9]+(?:,[0-9]+)?(?:[eE][-+]?[0-9]+)?\s*")
 
 
 def _named(path: str | os.PathLike[str]) -> str:

@@ -224,11 +224,10 @@ def test_a_semicolon_separated_results_file_is_read_with_a_warning(tmp_path: Pat
     )
     saved = result.to_csv(tmp_path / "r.csv")
     european = tmp_path / "european.csv"
-    pd.read_csv(saved, keep_default_na=False, na_values=[""], dtype=str).to_csv(
-        european, sep=";", index=False
-    )
-    # Scores as a European spreadsheet writes them: a decimal comma.
-    european.write_text(european.read_text().replace("0.9", "0,9"))
+    # As a spreadsheet set to a European locale saves it: ';' between fields, decimal commas
+    # (latencies such as 1,2e-05 included).
+    pd.read_csv(saved).to_csv(european, sep=";", decimal=",", index=False)
+    assert ";0," in european.read_text()  # a decimal comma
 
     with pytest.warns(UserWarning, match=r"separated by ';'"):
         again = et.read_results(european)
