@@ -7,8 +7,6 @@ that does not parse, a row that is not an object) does not: it becomes an item w
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 import os
@@ -19,8 +17,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._files import missing_file_message
+from ._reading import (
+    RepeatedKeyError,
+    check_encoding,
+    decode_utf8,
+    loads_json,
+    not_utf8,
+    read_delimited,
+    read_parquet,
+    repeated_names,
+)
 from .errors import ConfigurationError, DataLoadError, InputError
-from .records import encodable_text
+from .records import RESULT_COLUMNS, encodable_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -106,26 +114,6 @@ def _check_readable(path: Path) -> None:
         raise DataLoadError(f"{str(path)!r} is {kind}: give the path of a data file")
 
 
-def _not_utf8(error: UnicodeDecodeError, data: bytes, *, line: int, start: int = 0) -> str:
-    """Where a decoding error is, as a person would look for it: line, column and byte."""
-    offset = start + error.start
-    line += data.count(b"\n", start, offset)
-    column = offset - (data.rfind(b"\n", 0, offset) + 1) + 1
-    return (
-        f"line {line} is not valid UTF-8 (byte 0x{data[offset]:02x} at column {column}); "
-        "save the file as UTF-8"
-    )
-
-
-def _decode(path: Path, data: bytes) -> str:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise DataLoadError(
-            f"cannot read {str(path)!r}: {_not_utf8(error, data, line=1)}"
-        ) from error
-
-
 def _json_lines(lines: Iterable[bytes | str]) -> list[Any]:
     """Parse JSON Lines; a line that is not UTF-8 or not JSON becomes an unreadable row."""
     rows: list[Any] = []
@@ -134,14 +122,16 @@ def _json_lines(lines: Iterable[bytes | str]) -> list[Any]:
             try:
                 line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
             except UnicodeDecodeError as error:
-                rows.append(_UnreadableRow(number, _not_utf8(error, raw, line=number)))
+                rows.append(_UnreadableRow(number, not_utf8(error, raw, line=number)))
                 continue
         else:
             line = raw
         if not line.strip():
             continue
         try:
-            rows.append(json.loads(line))
+            rows.append(loads_json(line))
+        except RepeatedKeyError as error:
+            rows.append(_UnreadableRow(number, f"line {number}: {error}"))
         except json.JSONDecodeError as error:
             rows.append(_UnreadableRow(number, f"line {number} is not JSON: {error}"))
         except RecursionError:
@@ -179,7 +169,7 @@ def _starts_with(path: Path, character: bytes) -> bool:
 def _read_json_lines(path: Path) -> list[Any]:
     if _starts_with(path, b"["):
         try:
-            whole = json.loads(_decode(path, path.read_bytes()))
+            whole = json.loads(decode_utf8(path, path.read_bytes()))
         except (json.JSONDecodeError, DataLoadError, RecursionError):
             whole = None
         if isinstance(whole, list):
@@ -192,9 +182,13 @@ def _read_json_lines(path: Path) -> list[Any]:
 
 
 def _read_json(path: Path) -> list[Any]:
-    text = _decode(path, path.read_bytes())
+    text = decode_utf8(path, path.read_bytes())
     try:
-        loaded = json.loads(text)
+        loaded = loads_json(text)
+    except RepeatedKeyError as error:
+        if len(text.strip().splitlines()) > 1:  # JSON Lines: only that line fails
+            return _json_lines(text.splitlines())
+        raise DataLoadError(f"cannot read {str(path)!r}: {error}") from error
     except json.JSONDecodeError:
         return _json_lines(text.splitlines())
     except RecursionError as error:
@@ -234,6 +228,8 @@ def read_records(
     path = Path(path)
     _check_readable(path)  # a folder or a missing file says so, whatever its suffix
     suffix = _suffix(path)
+    if suffix != ".parquet":
+        check_encoding(path)
     try:
         if suffix in (".jsonl", ".ndjson"):
             rows = _read_json_lines(path)
@@ -246,38 +242,6 @@ def read_records(
     if not rows:
         raise DataLoadError(f"no items in {str(path)!r}: it is empty or holds only blank lines")
     return rows
-
-
-def _read_csv(path: Path, suffix: str, text_columns: Iterable[str]) -> pd.DataFrame:
-    import pandas as pd
-
-    try:
-        text = _decode(path, path.read_bytes())
-    except OSError as error:
-        raise DataLoadError(f"cannot read {str(path)!r}: {error}") from error
-    if not text.strip():
-        raise DataLoadError(f"no items in {str(path)!r}: it is empty or holds only blank lines")
-    separator = "\t" if suffix == ".tsv" else ","
-    try:
-        # The header as written: read_csv renames a repeated name ("output" -> "output.1").
-        header = next(csv.reader(io.StringIO(text), delimiter=separator), [])
-        frame = pd.read_csv(
-            io.StringIO(text),
-            sep=separator,
-            keep_default_na=False,
-            na_values=[""],
-            dtype=dict.fromkeys(text_columns, str),
-        )
-    except Exception as error:  # pandas raises many types for a bad file
-        raise DataLoadError(f"cannot read {str(path)!r}: {error}") from error
-    duplicated = _duplicated_columns(name for name in header if name)  # "" is "Unnamed: N"
-    if duplicated:
-        names = ", ".join(f"{name!r} ({count} times)" for name, count in duplicated.items())
-        raise DataLoadError(
-            f"cannot read {str(path)!r}: its header names a column more than once: {names}; "
-            "rename or delete the repeated column, so that it is clear which one to use"
-        )
-    return frame
 
 
 def read_table(
@@ -323,13 +287,13 @@ def read_table(
                 )
         return pd.DataFrame.from_records(records)
     if suffix == ".parquet":
-        try:
-            frame = pd.read_parquet(path)
-        except Exception as error:  # pyarrow raises many types for a bad file
-            raise DataLoadError(f"cannot read {str(path)!r}: {error}") from error
+        frame = read_parquet(path)
     else:
-        columns = TEXT_COLUMNS if text_columns is None else tuple(text_columns)
-        frame = _read_csv(path, suffix, columns)
+        frame = read_delimited(
+            path,
+            separator="\t" if suffix == ".tsv" else ",",
+            text_columns=TEXT_COLUMNS if text_columns is None else tuple(text_columns),
+        )
     if frame.empty:
         header = ", ".join(map(str, frame.columns))
         raise DataLoadError(f"no items in {str(path)!r}: it has columns ({header}) but no rows")
@@ -373,13 +337,6 @@ def as_table(data: Any, *, who: str) -> pd.DataFrame:
     )
 
 
-def _duplicated_columns(columns: Iterable[Any]) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for column in columns:
-        counts[str(column)] = counts.get(str(column), 0) + 1
-    return {name: count for name, count in counts.items() if count > 1}
-
-
 def check_unique_columns(columns: Iterable[Any], *, where: str = "the DataFrame") -> None:
     """Raise when column names repeat, naming them (pandas would keep only one of each).
 
@@ -393,7 +350,7 @@ def check_unique_columns(columns: Iterable[Any], *, where: str = "the DataFrame"
         evaltoolkit.errors.ConfigurationError: the DataFrame has duplicated column names: \
 'output' (2 times); rename or drop the duplicates
     """
-    duplicated = _duplicated_columns(columns)
+    duplicated = repeated_names(columns)
     if duplicated:
         names = ", ".join(f"{name!r} ({count} times)" for name, count in duplicated.items())
         raise ConfigurationError(
@@ -461,6 +418,32 @@ class _Loader:
         self.notes.append(f"field {name!r} held the number {value!r}, read as the text {text!r}")
         return text
 
+    def take_one(self, fields: dict[str, Any], names: Sequence[str], role: str) -> str | None:
+        """The first of ``names`` with a value; the others are dropped when empty, else kept
+        as fields with a note (never dropped silently)."""
+        present = [name for name in names if fields.get(name) is not None]
+        for name in names:
+            if name not in present:
+                fields.pop(name, None)
+        if not present:
+            return None
+        chosen, *others = present
+        for other in others:
+            self.notes.append(
+                f"both {chosen!r} and {other!r}: {chosen!r} is the {role}; {other!r} is kept "
+                "as a field of its own"
+            )
+        return chosen
+
+    def note_reserved(self, fields: Mapping[str, Any]) -> None:
+        """Note each field whose name a result column has: it is exported as item_<name>."""
+        for name in fields:
+            if name in RESULT_COLUMNS:
+                self.notes.append(
+                    f"field {name!r} is exported as 'item_{name}' (the results' own "
+                    f"{name!r} column is the scorer's)"
+                )
+
     def finish(self) -> list[str]:
         for where, count in self._replaced.items():
             characters = "character" if count == 1 else "characters"
@@ -501,8 +484,8 @@ def _warn_about(items: Sequence[DataItem]) -> None:
     if changed:
         warnings.warn(
             f"{changed} item{'s' if changed > 1 else ''} changed on loading (numbers read as "
-            "text, or characters that UTF-8 cannot encode replaced); see each item's notes "
-            "(the notes column)",
+            "text, fields renamed because a result column has their name, or characters that "
+            "UTF-8 cannot encode replaced); see each item's notes (the notes column)",
             UserWarning,
             stacklevel=4,
         )
@@ -568,19 +551,19 @@ def load_items(
         for key, value in row.items():
             name = encodable_text(str(key))
             fields[loader.text(str(key), name)] = loader.value(value, name)
-        item_id = next((fields[name] for name in id_fields if fields.get(name) is not None), index)
-        for name in id_fields:
-            fields.pop(name, None)
-        truth_name = next((name for name in truth_fields if fields.get(name) is not None), None)
-        truth = loader.as_text(fields[truth_name], truth_name) if truth_name else None
-        for name in truth_fields:
-            fields.pop(name, None)
+        id_name = loader.take_one(fields, id_fields, "item id")
+        item_id = index if id_name is None else fields.pop(id_name)
+        truth_name = loader.take_one(fields, truth_fields, "ground truth")
+        truth = loader.as_text(fields.pop(truth_name), truth_name) if truth_name else None
+        input_value = fields.pop(input_field, None)
+        output_value = fields.pop(output_field, None)
+        loader.note_reserved(fields)
         items.append(
             DataItem(
                 index=index,
                 item_id=_id_of(item_id),
-                input=loader.as_text(fields.pop(input_field, None), input_field),
-                output=loader.as_text(fields.pop(output_field, None), output_field),
+                input=loader.as_text(input_value, input_field),
+                output=loader.as_text(output_value, output_field),
                 ground_truth=truth,
                 fields=fields,
                 notes=loader.finish(),

@@ -418,6 +418,27 @@ def score_dask_frame(
 
 # -- run_evals on a cluster -------------------------------------------------------------------
 
+# Seconds to learn whether a scheduler's port is open before handing the address to Dask.
+_PROBE_S: Final = 5.0
+
+
+def _unreachable(address: str) -> str | None:
+    """Why a TCP scheduler address refuses connections, found at once; None when it may
+    answer (Dask's own connection attempts wait 30 s before they give up on a closed port)."""
+    scheme, _, rest = address.rpartition("://")
+    if scheme not in ("", "tcp"):
+        return None
+    host, _, port = rest.split("/", 1)[0].rpartition(":")
+    if not port.isdigit():
+        return None
+    try:
+        with socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), _PROBE_S):
+            return None
+    except TimeoutError:  # slow, perhaps far away: let Dask try for its own time
+        return None
+    except OSError as error:
+        return error.strerror or type(error).__name__
+
 
 def _as_client(client: Any) -> Client:
     from distributed import Client
@@ -425,12 +446,17 @@ def _as_client(client: Any) -> Client:
     if isinstance(client, Client):
         return client
     if isinstance(client, str):
+        how = "start one with `dask scheduler`, or check the address"
+        refused = _unreachable(client)
+        if refused is not None:
+            raise EvalToolkitError(
+                f"cannot reach the Dask scheduler at {client!r}: {refused}; {how}"
+            )
         try:
             return Client(client, set_as_default=False)
         except (OSError, TimeoutError) as error:
             raise EvalToolkitError(
-                f"cannot reach the Dask scheduler at {client!r}: {error}; start one with "
-                "`dask scheduler` or pass a Client"
+                f"cannot reach the Dask scheduler at {client!r}: {error}; {how}"
             ) from error
     raise ConfigurationError(
         f"client must be a dask.distributed Client or a scheduler address, got "

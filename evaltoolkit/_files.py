@@ -1,6 +1,12 @@
 """Writing files safely: all at once or not at all, and never over the file being read.
 
-Standard library only, so that every layer may use it.
+Standard library only (and the toolkit's errors), so that every layer may use it.
+
+A file is written beside its target and renamed onto it. A rename would replace a FIFO, a
+device node or a socket with a regular file (the reader of the pipe gets nothing; run as
+root, ``/dev/full`` becomes a CSV), so such a target is refused, naming it, rather than
+written through: a half-written stream cannot be taken back when the writing fails, and
+``--out`` promises a whole file or none.
 """
 
 from __future__ import annotations
@@ -9,10 +15,54 @@ import contextlib
 import errno
 import os
 import secrets
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["atomic_write", "check_writable", "missing_file_message", "same_file"]
+from .errors import ConfigurationError
+
+__all__ = [
+    "atomic_write",
+    "check_writable",
+    "missing_file_message",
+    "not_a_regular_file",
+    "same_file",
+]
+
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def not_a_regular_file(path: str | os.PathLike[str], mode: int) -> str | None:
+    """Why a file of this mode may not be written over, or None for a regular file.
+
+    Example:
+        >>> not_a_regular_file("out.csv", stat.S_IFREG | 0o644) is None
+        True
+        >>> not_a_regular_file("out.csv", stat.S_IFIFO | 0o644).split(";")[0]
+        "'out.csv' is a FIFO (named pipe), not a regular file"
+    """
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+    return (
+        f"{str(path)!r} is {kind}, not a regular file; results are written whole and renamed "
+        "into place, which would replace it: name a regular file (and copy it to the pipe "
+        "or device afterwards if need be)"
+    )
+
+
+def _special_file_problem(path: str | os.PathLike[str]) -> str | None:
+    """The problem with writing over ``path`` (followed through links), if it is special."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:  # missing (or a dangling link): a new regular file is made
+        return None
+    return not_a_regular_file(path, mode)
 
 
 def _temporary_sibling(target: Path) -> Path:
@@ -37,6 +87,7 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[Path], object]) 
     sees half a file, and an error or an interrupt leaves any earlier file at ``path`` as it
     was. A symbolic link at ``path`` is written through, not replaced. Missing parent
     folders are created (again, when one was deleted while the content was being made).
+    A FIFO, a device or a socket at ``path`` (or at the end of a link) is refused.
 
     Args:
         path: The file to write.
@@ -45,6 +96,9 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[Path], object]) 
     Returns:
         The path written (``path``, or the file a link at ``path`` points to).
 
+    Raises:
+        ConfigurationError: ``path`` is a FIFO, a device or a socket, or a link to one.
+
     Example:
         >>> import tempfile
         >>> target = Path(tempfile.mkdtemp()) / "a.txt"
@@ -52,6 +106,9 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[Path], object]) 
         'hello'
     """
     target = Path(path)
+    special = _special_file_problem(target)
+    if special is not None:
+        raise ConfigurationError(special)
     if target.is_symlink():
         target = Path(os.path.realpath(target))
     # The folder may have gone since the run began (deleted by hand): make it again rather
@@ -121,7 +178,8 @@ def check_writable(path: str | os.PathLike[str], *, create_parents: bool = True)
 
     Creates the missing parent folders (when ``create_parents``) and writes and removes an
     empty probe file beside ``path``, which catches read-only and pseudo file systems that
-    permission bits do not show (``/proc``, a read-only mount, a folder owned by root).
+    permission bits do not show (``/proc``, a read-only mount, a folder owned by root). A
+    FIFO, a device or a socket at ``path`` is refused before any probe is written.
 
     Args:
         path: The file that will be written.
@@ -138,6 +196,9 @@ def check_writable(path: str | os.PathLike[str], *, create_parents: bool = True)
     target = Path(path)
     if target.is_dir():
         return f"{str(target)!r} is a folder; name a file"
+    special = _special_file_problem(target)
+    if special is not None:
+        return special
     ancestor = _first_existing(target.parent)
     if not ancestor.is_dir():
         return f"{str(ancestor)!r} is a file, not a folder, so {str(target)!r} cannot be written"

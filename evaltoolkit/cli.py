@@ -11,8 +11,8 @@ Every check that can fail (flags, columns, the output path) runs before any scor
 mistake costs nothing. Exit status: 0 when done (the summary says how many items failed), 1
 when a scorer failed on every item, 2 for a usage, input or output-path error, 3 when the
 --max-cost budget stopped the run before every item was scored (rerun with a larger budget:
-the judge cache resumes the run), 130 when interrupted (rerun the same command: the judge
-cache resumes the run).
+the judge cache resumes the run), 130 when interrupted (rerun the same command: a model
+judge's cache resumes the run, unless --no-cache).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from ._files import atomic_write, check_writable, same_file
 from ._version import __version__
 from .errors import ConfigurationError, EvalToolkitError
 from .judge import STRUCTURED_OUTPUT_MODES
-from .records import EvalResult, ItemResult, write_json_lines
+from .records import EvalResult, ItemResult, read_results, write_json_lines
 from .scorers import create_scorer, scorer_ids, scorer_spec, scorer_specs
 
 if TYPE_CHECKING:
@@ -56,12 +56,13 @@ ESTIMATE_ABOVE = 1000
 
 
 class _Interrupted(Exception):
-    """Ctrl-C during scoring, with how far the run got."""
+    """Ctrl-C during scoring, with how far the run got and whether a judge cache kept it."""
 
-    def __init__(self, done: int, total: int) -> None:
+    def __init__(self, done: int, total: int, *, resumable: bool) -> None:
         super().__init__(f"interrupted after {done} of {total} items")
         self.done = done
         self.total = total
+        self.resumable = resumable
 
 
 class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
@@ -132,8 +133,9 @@ def _judge_options(args: argparse.Namespace) -> dict[str, Any]:
     if args.concurrency < 1:
         raise ConfigurationError(f"--concurrency must be 1 or more, got {args.concurrency}")
     options: dict[str, Any] = {"model": args.model, "api_base": args.api_base}
-    if args.timeout is not None:
-        options["timeout"] = args.timeout
+    for option in ("timeout", "max_retries", "max_repairs", "max_tokens"):
+        if getattr(args, option) is not None:
+            options[option] = getattr(args, option)
     if args.structured_output is not None:
         options["structured_output"] = args.structured_output
     if args.no_cache and args.cache_dir:
@@ -159,6 +161,22 @@ def _add_judge_arguments(parser: argparse.ArgumentParser) -> None:
     judge.add_argument("--api-base", default=None, help="base URL of an OpenAI-compatible server")
     judge.add_argument(
         "--timeout", type=float, default=None, help="seconds per model request (default 60)"
+    )
+    judge.add_argument(
+        "--max-retries",
+        type=int,
+        default=None,
+        help="retries of a request after a rate limit, server error or dropped connection "
+        "(default 4)",
+    )
+    judge.add_argument(
+        "--max-repairs",
+        type=int,
+        default=None,
+        help="follow-up requests that show the model why its reply was not valid (default 2)",
+    )
+    judge.add_argument(
+        "--max-tokens", type=int, default=None, help="most tokens per reply (default: the model's)"
     )
     judge.add_argument(
         "--structured-output",
@@ -209,7 +227,16 @@ def _score(
             **fields,
         )
     except KeyboardInterrupt:
-        raise _Interrupted(done, total) from None
+        raise _Interrupted(done, total, resumable=_resumable(scorers, args)) from None
+
+
+def _resumable(scorers: Sequence[Any], args: argparse.Namespace) -> bool:
+    """Whether a rerun resumes from a judge cache: a model judge (the offline judge keeps no
+    cache) and no --no-cache."""
+    from .judge import OFFLINE_MODEL
+
+    models = [scorer.judge_model for scorer in scorers]
+    return not args.no_cache and any(model not in (None, OFFLINE_MODEL) for model in models)
 
 
 def _write(result: EvalResult, out: Path, *, wide: bool) -> None:
@@ -571,7 +598,14 @@ def _meta_eval(args: argparse.Namespace) -> int:
         **options,
     )
     failed = sum(s.failed for s in evaluation.result.results(evaluation.result.scorer_ids[0]))
-    print(f"{args.file}: {len(evaluation.scores)} labelled items scored, {failed} failed")
+    scored = len(evaluation.scores)
+    labelled = int(evaluation.scores[evaluation.label].notna().sum())
+    counted = (
+        f"{scored} labelled items scored"
+        if labelled == scored
+        else f"{scored} items scored, {labelled} of them with a {evaluation.label!r} label"
+    )
+    print(f"{args.file}: {counted}, {failed} failed")
     _print_agreement(evaluation)
     for reason in _why_undefined(evaluation):
         print(f"  note: {reason}")
@@ -793,16 +827,20 @@ def _compare(args: argparse.Namespace) -> int:
         raise ConfigurationError(
             f"--scorer takes one id, or two (A's, then B's); got {len(scorer)}: " + " ".join(scorer)
         )
+    run_a, run_b = read_results(first), read_results(second)
     table = compare_runs(
-        first,
-        second,
+        run_a,
+        run_b,
         score=args.score,
         scorer=None if scorer is None else scorer[0] if len(scorer) == 1 else tuple(scorer),
         group=args.group,
         n_bootstrap=args.n_bootstrap,
         seed=args.seed,
     )
-    print(f"A: {first}\nB: {second}")
+    if scorer is None:  # compare_runs took the one scorer both runs have
+        scorer = [next(name for name in run_a.scorer_ids if name in run_b.scorer_ids)]
+    compared = scorer[0] if len(scorer) == 1 else f"{scorer[0]} (A) and {scorer[1]} (B)"
+    print(f"A: {first}\nB: {second}\nscorer: {compared}")
     print(table.to_string(index=False, float_format=lambda value: f"{value:.4g}"))
     for row in table.to_dict(orient="records"):
         print(
@@ -1088,8 +1126,8 @@ spend plus the most the items in flight can cost would pass it.
 Exit status: 0 done (the summary says how many items failed), 1 a scorer failed on every
 item, 2 a usage, input or output-path error (found before scoring), 3 the --max-cost budget
 was reached (the items not started are kept as "not scored"; rerun with a larger budget to
-resume from the judge cache), 130 interrupted (rerun the same command: the judge cache
-resumes the run).
+resume from the judge cache), 130 interrupted (rerun the same command: a model judge's
+cache resumes the run, unless --no-cache).
 """
 
 
@@ -1205,18 +1243,24 @@ def _parser() -> argparse.ArgumentParser:
     )
     meta.add_argument("--label", required=True, help="column of the human label")
     meta.add_argument("--group", default=None, help="column grouping items (default: doc_id)")
-    meta.add_argument("--source-col", default=None, help="summarization source (default: source)")
     meta.add_argument(
-        "--summary-col", default=None, help="summarization summary (default: summary)"
+        "--source-col", default=None, help="summarization source (default: source, else input)"
     )
-    meta.add_argument("--question-col", default=None, help="question column (default: question)")
     meta.add_argument(
-        "--answer-col", default=None, help="answer column (default: candidate, sentence1)"
+        "--summary-col", default=None, help="summarization summary (default: summary, else output)"
+    )
+    meta.add_argument(
+        "--question-col", default=None, help="question column (default: question, else input)"
+    )
+    meta.add_argument(
+        "--answer-col",
+        default=None,
+        help="answer column (default: candidate or sentence1, else output)",
     )
     meta.add_argument(
         "--reference-col",
         default=None,
-        help="reference column (default: golden_answers, sentence2)",
+        help="reference column (default: golden_answers or sentence2, else ground_truth)",
     )
     meta.add_argument(
         "--limit", type=int, default=None, help="use only the first N rows (default: all)"
@@ -1280,12 +1324,19 @@ def _show_warning(
     print(f"evaltoolkit: warning: {message}", file=sys.stderr)
 
 
-def _interrupted(done: int | None, total: int | None) -> int:
+def _interrupted(done: int | None, total: int | None, *, resumable: bool | None) -> int:
+    """The one line Ctrl-C prints: a resume from the judge cache only where there is one."""
     counts = f" after {done} of {total} items" if done is not None else ""
-    print(
-        f"evaltoolkit: interrupted{counts}; rerun the same command to resume from the cache",
-        file=sys.stderr,
-    )
+    if resumable is None:
+        what = "rerun the same command"
+    elif resumable:
+        what = "rerun the same command to resume from the cache"
+    else:
+        what = (
+            "nothing was cached (no model judge, or --no-cache): rerun the same command to "
+            "score again"
+        )
+    print(f"evaltoolkit: interrupted{counts}; {what}", file=sys.stderr)
     return INTERRUPTED
 
 
@@ -1314,9 +1365,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"evaltoolkit: error: {worded or error}", file=sys.stderr)
         return 2
     except _Interrupted as interrupted:
-        return _interrupted(interrupted.done, interrupted.total)
+        return _interrupted(interrupted.done, interrupted.total, resumable=interrupted.resumable)
     except KeyboardInterrupt:
-        return _interrupted(None, None)
+        return _interrupted(None, None, resumable=None)
     except BrokenPipeError:
         # The reader went away (`evaltoolkit ... | head`): stop quietly, as Python's docs advise.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

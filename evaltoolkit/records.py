@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
+from ._secrets import SecretMasker, secret_masker
 from .errors import ConfigurationError, DataLoadError
 
 if TYPE_CHECKING:
@@ -68,6 +69,9 @@ _OPTIONAL_COLUMNS = frozenset(
 )
 # Every column of to_frame() that is not a detail or an item field, in order.
 _FIXED_COLUMNS = _LEADING_COLUMNS + _ITEM_COLUMNS + _BOOKKEEPING_COLUMNS
+#: The columns a result row has whatever the data: an item field of one of these names is
+#: exported as ``item_<name>`` (a field ``score`` as ``item_score``).
+RESULT_COLUMNS = _FIXED_COLUMNS
 #: Every column a long export (``to_frame()``) has, whatever the scorers.
 EXPORT_COLUMNS = tuple(column for column in _FIXED_COLUMNS if column not in _OPTIONAL_COLUMNS)
 # Keys of ScoreResult.to_record() every scorer has (a wide export prefixes them with the id).
@@ -215,6 +219,9 @@ class ModelCall:
 class StepError:
     """Why a score could not be computed, and at which step.
 
+    The message and the raw reply are stored with every known secret masked (the values of
+    secret-named environment variables, the keys given to a judge).
+
     Attributes:
         step: The step that failed (``"input"``, ``"target"``, or a judge step name).
         message: What went wrong and, where possible, what to do about it.
@@ -228,6 +235,15 @@ class StepError:
     kind: str = "EvalToolkitError"
     raw_reply: str | None = None
     attempts: int | None = None
+
+    def __post_init__(self) -> None:
+        # Whatever failed (a judge, a target quoting $MY_SERVICE_TOKEN), the stored error
+        # holds no secret.
+        masker = secret_masker()
+        if isinstance(self.message, str):
+            object.__setattr__(self, "message", masker.text(self.message))
+        if isinstance(self.raw_reply, str):
+            object.__setattr__(self, "raw_reply", masker.text(self.raw_reply))
 
     def __str__(self) -> str:
         return f"[{self.step}] {self.message}"
@@ -640,10 +656,12 @@ class EvalResult:
         columns of :meth:`ScoreResult.to_record`. A row without a column's key (a detail
         another scorer reports) holds a missing value there, as does a key whose value is
         None. Characters that UTF-8 cannot encode (lone surrogates, say from a target's
-        output) appear as U+FFFD, so the frame always exports. :meth:`from_frame` and
+        output) appear as U+FFFD, so the frame always exports, and the values of secret-named
+        environment variables and of judges' keys appear as ``***``. :meth:`from_frame` and
         :func:`read_results` turn these rows back into an EvalResult.
         """
         rows: list[dict[str, Scalar]] = []
+        masker = secret_masker(key_shapes=False)
         for item in self.items:
             for result in item.scorer_results.values():
                 record = result.to_record()
@@ -654,19 +672,20 @@ class EvalResult:
                 for key, value in item.item_columns().items():
                     row[key if key not in record and key not in row else f"item_{key}"] = value
                 row.update(record)
-                rows.append(_encodable_row(row))
+                rows.append(_storable_row(row, masker))
         return _frame_of(rows, empty_columns=_LEADING_COLUMNS)
 
     def to_wide(self) -> pd.DataFrame:
         """One row per item: the item's fields, then ``<scorer id>.<column>`` per scorer."""
         rows: list[dict[str, Scalar]] = []
+        masker = secret_masker(key_shapes=False)
         for item in self.items:
             row: dict[str, Scalar] = {"item_id": item.item_id, **item.item_columns()}
             for scorer, result in item.scorer_results.items():
                 record = result.to_record()
                 del record["scorer"]
                 row.update({f"{scorer}.{key}": value for key, value in record.items()})
-            rows.append(_encodable_row(row))
+            rows.append(_storable_row(row, masker))
         return _frame_of(rows, empty_columns=("item_id",))
 
     @classmethod
@@ -760,9 +779,9 @@ class EvalResult:
         numbers are written exactly (``pd.read_json(path, lines=True)`` reads the file too).
         JSON has no infinite numbers, so an infinite value (a label of ``Infinity``, a
         score) is written as the text ``"Infinity"`` or ``"-Infinity"``, which
-        :func:`read_results` reads back as the number (NaN, like any missing value, is
-        ``null``). Written under a temporary name and renamed into place, like
-        :meth:`to_parquet`.
+        :func:`read_results` reads back as the number where the column holds numbers (NaN,
+        like any missing value, is ``null``). Written under a temporary name and renamed
+        into place, like :meth:`to_parquet`.
 
         Example:
             >>> import tempfile
@@ -858,12 +877,19 @@ def encodable_text(text: str) -> str:
     return text
 
 
-def _encodable_row(row: dict[str, Scalar]) -> dict[str, Scalar]:
-    """The row with every text (names included) encodable as UTF-8, U+FFFD for the rest.
+def _storable_row(row: dict[str, Scalar], masker: SecretMasker) -> dict[str, Scalar]:
+    """The row with every text (names included) encodable as UTF-8, U+FFFD for the rest, and
+    every known secret masked.
 
     Loading already replaces such characters in data items (with a note); this catches the
-    ones a target or a model produced, which pandas, Parquet and CSV would all refuse.
+    ones a target or a model produced, which pandas, Parquet and CSV would all refuse. The
+    secrets are those of :mod:`evaltoolkit._secrets` (a key a target copied into its output).
     """
+    if masker.masks_values:
+        row = {
+            key: masker.text(value) if isinstance(value, str) else value
+            for key, value in row.items()
+        }
     if all(
         key.isascii() and (not isinstance(value, str) or value.isascii())
         for key, value in row.items()
@@ -1545,16 +1571,10 @@ def _calls_of(cell: Any) -> tuple[ModelCall, ...]:
 
 
 def _read_csv(path: Path) -> tuple[list[str], dict[str, list[Any]], int]:
-    import pandas as pd
+    from ._reading import read_delimited
 
-    header = [str(column) for column in pd.read_csv(path, nrows=0).columns]
-    text = [column for column in header if _is_text_column(column)]
-    frame = pd.read_csv(
-        path,
-        dtype=dict.fromkeys(text, str),
-        keep_default_na=False,
-        na_values=[""],
-    )
+    frame = read_delimited(path, separator=",", text_columns=_is_text_column)
+    header = [str(column) for column in frame.columns]
     cells = {name: _column_values(frame[name]) for name in header}
     # CSV keeps no types: an id written as a whole number (no sign, no leading zero) was one.
     cells["item_id"] = [_csv_id(value) for value in cells.get("item_id", [])]
@@ -1579,14 +1599,17 @@ def _csv_row(row: int) -> str:
 
 def _read_jsonl(path: Path) -> tuple[list[str], dict[str, list[Any]], int, list[str]]:
     """The columns, cells and rows of a JSON Lines export, and each row's line, named."""
+    from ._reading import check_encoding, loads_json
+
+    check_encoding(path)
     records: list[dict[str, Any]] = []
     lines_of_rows: list[str] = []
-    with path.open(encoding="utf-8") as lines:
+    with path.open(encoding="utf-8-sig") as lines:
         for number, line in enumerate(lines, start=1):
             if not line.strip():
                 continue
             try:
-                record = json.loads(line)
+                record = loads_json(line)
             except ValueError as error:
                 raise DataLoadError(f"{path}, line {number}: not JSON ({error})") from error
             except RecursionError as error:
@@ -1603,12 +1626,32 @@ def _read_jsonl(path: Path) -> tuple[list[str], dict[str, list[Any]], int, list[
         column: [None if _is_missing(r.get(column)) else r.get(column) for r in records]
         for column in columns
     }
-    for column in columns:  # the infinite numbers that to_jsonl writes as text
-        if not _is_text_column(column):
-            cells[column] = [
-                _INFINITY_OF_TEXT.get(v, v) if isinstance(v, str) else v for v in cells[column]
-            ]
+    for column in columns:
+        cells[column] = _infinities(column, cells[column])
     return columns, cells, len(records), lines_of_rows
+
+
+def _is_number_column(column: str) -> bool:
+    """Whether an export's column always holds numbers (long or wide layout)."""
+    return column in _NUMBER_KEYS or column.rsplit(".", 1)[-1] in _NUMBER_KEYS
+
+
+def _infinities(column: str, values: list[Any]) -> list[Any]:
+    """The infinite numbers that to_jsonl writes as text, read back as numbers.
+
+    Only where the text stands for a number: in a column that holds numbers by definition
+    (``score``, ``cost``, ...), or in one whose every other value is a number (a label). In
+    a column of text, such as a film's title, ``"Infinity"`` stays text.
+    """
+    if not any(isinstance(value, str) and value in _INFINITY_OF_TEXT for value in values):
+        return values
+    if not _is_number_column(column):
+        others = [v for v in values if v is not None and v not in _INFINITY_OF_TEXT]
+        if not others or not all(
+            isinstance(v, int | float) and not isinstance(v, bool) for v in others
+        ):
+            return values
+    return [_INFINITY_OF_TEXT.get(v, v) if isinstance(v, str) else v for v in values]
 
 
 def _blank(path: Path) -> bool:
@@ -1618,6 +1661,10 @@ def _blank(path: Path) -> bool:
             if chunk.strip():
                 return False
     return True
+
+
+class _NotAPathError(ConfigurationError, TypeError):
+    """A path was expected and something else was given (None, a number, bytes)."""
 
 
 def read_results(path: str | os.PathLike[str]) -> EvalResult:
@@ -1630,8 +1677,11 @@ def read_results(path: str | os.PathLike[str]) -> EvalResult:
     keeps none, so there an id written as a whole number (``12``, not ``012``) comes back as
     a number, text that looks like a number in a column that is not one of the text columns
     (input, output, reason, ...) comes back as a number, and an empty text as missing. In
-    JSON Lines, the text ``"Infinity"`` or ``"-Infinity"`` outside the text columns is the
-    infinite number that :meth:`EvalResult.to_jsonl` wrote so.
+    JSON Lines, the text ``"Infinity"`` or ``"-Infinity"`` is the infinite number that
+    :meth:`EvalResult.to_jsonl` wrote so where it stands for a number: in the number columns
+    (``score``, ``cost``, ...) and in a column whose other values are all numbers (a label);
+    elsewhere it stays text (a film called "Infinity"). A CSV file whose header is split by
+    ``;`` (a spreadsheet's European export) is read with ``;``, with a warning.
 
     Rows are grouped into items by ``item_index`` and ``item_id`` (the id alone in exports
     that predate ``item_index``), not by position, so a file sorted by score or with rows
@@ -1645,6 +1695,7 @@ def read_results(path: str | os.PathLike[str]) -> EvalResult:
         The :class:`EvalResult` the file was written from.
 
     Raises:
+        ConfigurationError: ``path`` is not a path (also a TypeError).
         DataLoadError: No such file, an unknown extension, a file that is not a results
             export (the message names the columns it lacks), rows that contradict each
             other (two rows of one item for the same scorer, one ``item_index`` with two
@@ -1659,6 +1710,11 @@ def read_results(path: str | os.PathLike[str]) -> EvalResult:
         >>> et.read_results(path).to_frame().equals(result.to_frame())
         True
     """
+    if not isinstance(path, str | os.PathLike):
+        raise _NotAPathError(
+            "read_results takes the path of a results file (.parquet, .csv or .jsonl), got "
+            f"{type(path).__name__} {path!r}"
+        )
     source = Path(path)
     if not source.is_file():
         from ._files import missing_file_message
@@ -1676,9 +1732,9 @@ def read_results(path: str | os.PathLike[str]) -> EvalResult:
         )
     try:
         if suffix == ".parquet":
-            import pandas as pd
+            from ._reading import read_parquet
 
-            return EvalResult.from_frame(pd.read_parquet(source))
+            return EvalResult.from_frame(read_parquet(source))
         if suffix == ".csv":
             columns, cells, rows = _read_csv(source)
             row_name = _csv_row

@@ -32,13 +32,14 @@ __all__ = [
     "invalid_json",
     "missing_fields",
     "rate_limited",
+    "raw_body",
     "reply",
     "server_error",
     "status_error",
     "tool_call_reply",
 ]
 
-ActionKind = Literal["reply", "status", "drop", "hang"]
+ActionKind = Literal["reply", "status", "drop", "hang", "raw"]
 Responder = Callable[[dict[str, Any]], "Action"]
 
 
@@ -48,7 +49,8 @@ class Action:
 
     Attributes:
         kind: ``reply`` (a chat completion), ``status`` (an HTTP error), ``drop`` (close the
-            connection without answering) or ``hang`` (answer nothing for ``delay_s``).
+            connection without answering), ``hang`` (answer nothing for ``delay_s``) or
+            ``raw`` (send ``body`` as it is, with ``status``).
         content: The assistant message's content for a reply (None sends ``null``).
         tool_arguments: When set, the reply carries this text as a tool call's arguments
             instead of message content.
@@ -71,6 +73,7 @@ class Action:
     usage: Mapping[str, Any] | None = None
     echo_header: str | None = None
     finish_reason: str | None = None
+    body: bytes = b""
 
 
 def reply(
@@ -120,6 +123,11 @@ def status_error(
     value, as a provider that quotes the credential it was sent does.
     """
     return Action("status", status=status, content=message, echo_header=echo_header)
+
+
+def raw_body(body: bytes, *, status: int = 200) -> Action:
+    """Answer with ``body`` as it is (a proxy's page, bytes that are not UTF-8), as JSON."""
+    return Action("raw", status=status, body=body)
 
 
 def drop_connection() -> Action:
@@ -177,6 +185,14 @@ class _Handler(BaseHTTPRequestHandler):
         if action.kind == "drop":
             self.close_connection = True
             self.connection.shutdown(socket.SHUT_RDWR)
+            return
+        if action.kind == "raw":
+            self.send_response(action.status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(action.body)))
+            self.end_headers()
+            self.wfile.write(action.body)
+            self.wfile.flush()
             return
         if action.kind == "status":
             message = action.content or f"loopback fault {action.status}"

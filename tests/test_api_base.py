@@ -49,3 +49,62 @@ def test_the_command_line_refuses_it_before_any_request(
     assert "--api-base must be an http:// or https:// URL" in captured.err
     assert "'notaurl'" in captured.err
     assert "scored" not in captured.out and "failed" not in captured.out
+
+
+@pytest.mark.parametrize(
+    "api_base",
+    ["http://user:hunter2pass@127.0.0.1:8011/v1", "http://hunter2pass@127.0.0.1:8011/v1"],
+)
+def test_a_user_name_or_password_in_the_base_url_is_refused_without_showing_it(
+    api_base: str,
+) -> None:
+    with pytest.raises(ConfigurationError) as raised:
+        JudgeConfig(model="openai/x", api_base=api_base)
+
+    message = str(raised.value)
+    assert "api_base holds a user name or password" in message
+    assert "hunter2pass" not in message
+    assert "127.0.0.1:8011/v1" in message
+    assert "api_key=" in message
+    command_line = raised.value.command_line or ""
+    assert command_line.startswith("--api-base holds a user name or password")
+    assert "api_key=" not in command_line and "OPENAI_API_KEY" in command_line
+    assert "hunter2pass" not in command_line
+
+
+@pytest.mark.parametrize(
+    "api_base",
+    ["http://127.0.0.1:8011/v1?api-key=hunter2pass", "http://127.0.0.1:8011/v1#hunter2pass"],
+)
+def test_a_query_or_fragment_in_the_base_url_is_refused(api_base: str) -> None:
+    with pytest.raises(ConfigurationError) as raised:
+        JudgeConfig(model="openai/x", api_base=api_base)
+
+    message = str(raised.value)
+    assert "hunter2pass" not in message
+    assert "would be sent to" in message and "chat/completions" in message
+    assert "http://127.0.0.1:8011/v1" in message
+
+
+def test_the_command_line_refuses_a_password_in_the_url_and_prints_no_password(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status = main(
+        [
+            "run",
+            "data/demo_answers.jsonl",
+            "--scorer",
+            "answer-similarity",
+            "--model",
+            "openai/x",
+            "--api-base",
+            "http://me:hunter2pass@127.0.0.1:9/v1",
+            "--no-cache",
+            "--no-progress",
+        ]
+    )
+
+    captured = capsys.readouterr()
+    assert status == 2
+    assert "--api-base holds a user name or password" in captured.err
+    assert "hunter2pass" not in captured.out + captured.err

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -423,3 +424,86 @@ def test_a_scorer_named_twice_is_a_usage_error_in_cli_terms(
     error = capsys.readouterr().err
     assert "--scorer textual-difference is given more than once" in error
     assert "dict" not in error  # the library's advice does not fit a command line
+
+
+# -- Ctrl-C: what the interrupted line promises ---------------------------------------------
+
+
+def _interrupted_run(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *flags: str
+) -> str:
+    def interrupt(*args: Any, **kwargs: Any) -> Any:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("evaltoolkit.runner.run_evals", interrupt)
+    status = main(["run", "data/demo_answers.jsonl", "--no-progress", *flags])
+    assert status == 130
+    return capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [
+        ("--scorer", "answer-similarity", "--model", "openai/x", "--no-cache"),
+        ("--scorer", "answer-similarity"),  # the offline judge keeps no cache
+        ("--scorer", "textual-difference", "--model", "openai/x"),  # no judge at all
+    ],
+)
+def test_ctrl_c_without_a_judge_cache_does_not_promise_to_resume(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], flags: tuple[str, ...]
+) -> None:
+    err = _interrupted_run(monkeypatch, capsys, *flags)
+
+    assert "interrupted after 0 of 16 items" in err
+    assert "resume" not in err
+    assert "nothing was cached" in err and "rerun the same command to score again" in err
+
+
+def test_ctrl_c_with_a_judge_cache_says_it_resumes(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    err = _interrupted_run(
+        monkeypatch,
+        capsys,
+        "--scorer",
+        "answer-similarity",
+        "--model",
+        "openai/x",
+        "--cache-dir",
+        str(tmp_path / "cache"),
+    )
+
+    assert "rerun the same command to resume from the cache" in err
+
+
+def test_a_scheduler_that_refuses_connections_is_reported_at_once(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("distributed")
+    import distributed
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+
+    class NoClient:
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            raise AssertionError("Dask's Client waits 30 s on a closed port; never ask it")
+
+    monkeypatch.setattr(distributed, "Client", NoClient)
+    status = main(
+        [
+            "run",
+            "data/demo_answers.jsonl",
+            "--scorer",
+            "textual-difference",
+            "--scheduler",
+            f"tcp://127.0.0.1:{port}",
+        ]
+    )
+
+    err = capsys.readouterr().err
+    assert status == 2
+    assert f"cannot reach the Dask scheduler at 'tcp://127.0.0.1:{port}'" in err
+    assert "refused" in err.lower()
+    assert "pass a Client" not in err

@@ -28,6 +28,11 @@ INTERRUPTED_LINE = re.compile(
     r"evaltoolkit: interrupted after (\d+) of (\d+) items; "
     r"rerun the same command to resume from the cache"
 )
+# The offline judge with --no-cache keeps nothing to resume from, and says so.
+NOTHING_CACHED_LINE = re.compile(
+    r"evaltoolkit: interrupted after (\d+) of (\d+) items; nothing was cached \(no model "
+    r"judge, or --no-cache\): rerun the same command to score again"
+)
 
 
 def _environment() -> dict[str, str]:
@@ -236,7 +241,7 @@ def test_ctrl_c_during_a_long_offline_step_stops_promptly(tmp_path: Path) -> Non
     assert stopped_after < STOP_BOUND_S
     assert "Traceback" not in stderr
     last = stderr.replace("\r", "\n").splitlines()[-1]
-    match = INTERRUPTED_LINE.fullmatch(last)
+    match = NOTHING_CACHED_LINE.fullmatch(last)
     assert match is not None, stderr
     assert match.groups() == ("1", "2")
     assert not out.exists()

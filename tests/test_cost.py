@@ -385,7 +385,7 @@ def test_cli_max_cost_stops_with_its_own_exit_status(
     assert rows.not_scored > 0 and rows.failed == 0
     unpriced = main(_run_args(path, priced_loopback, "openai/loopback", "--max-cost", "1"))
     assert unpriced == 2
-    assert "max_cost needs the judge model's price" in capsys.readouterr().err
+    assert "--max-cost needs the judge model's price" in capsys.readouterr().err
 
 
 def test_anthropic_style_cache_read_tokens_are_recorded(loopback_server: LoopbackServer) -> None:

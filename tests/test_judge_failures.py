@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from _support import DATA
-from loopback_server import LoopbackServer, reply, status_error
+from loopback_server import LoopbackServer, raw_body, reply, status_error
 
 import evaltoolkit as et
 from evaltoolkit.errors import JudgeCallError
@@ -282,3 +282,51 @@ async def test_a_prompt_longer_than_the_context_is_not_retried_and_says_what_to_
     assert "raise -c or lower -np" in text
     loopback_server.set_responder(lambda body: reply({"ok": True}))
     assert (await judge.complete(request("short"))).value == {"ok": True}  # not fatal
+
+
+def _fast_judge(server: LoopbackServer) -> LiteLLMJudge:
+    return LiteLLMJudge(
+        "openai/loopback",
+        api_base=server.url,
+        api_key="sk-loopback-000",
+        cache=False,
+        backoff_base=0.01,
+    )
+
+
+@pytest.mark.parametrize(
+    "body",
+    [b"\xff\xfe\x00garbage\x81", b"<html><body>Proxy login</body></html>", b""],
+    ids=["not-utf8", "a-web-page", "empty"],
+)
+async def test_a_successful_reply_whose_body_is_not_json_is_named_and_not_retried(
+    loopback_server: LoopbackServer, body: bytes
+) -> None:
+    loopback_server.set_responder(lambda _: raw_body(body))
+    judge = _fast_judge(loopback_server)
+
+    with pytest.raises(JudgeCallError) as raised:
+        await judge.complete(request())
+    with pytest.raises(JudgeCallError) as later:
+        await judge.complete(request("another item"))
+
+    message = str(raised.value)
+    assert "not a chat-completion JSON reply" in message
+    assert "HTTP 500" not in message and "server error" not in message
+    assert "api_base" in message
+    assert loopback_server.requests_total == 1  # no retry, and the judge stopped calling
+    assert raised.value.attempts == 1
+    assert "not called" in str(later.value)
+
+
+async def test_a_real_server_error_with_a_web_page_is_still_retried(
+    loopback_server: LoopbackServer,
+) -> None:
+    loopback_server.enqueue(raw_body(b"<html>bad gateway</html>", status=502))
+    loopback_server.set_responder(lambda _: reply({"ok": True}))
+    judge = _fast_judge(loopback_server)
+
+    answered = await judge.complete(request())
+
+    assert answered.value == {"ok": True}
+    assert loopback_server.requests_total == 2

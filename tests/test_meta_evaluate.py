@@ -279,3 +279,70 @@ def test_against_another_label_equals_a_second_meta_evaluation_without_scoring_a
         faithful.against("fluency")
     with pytest.raises(ConfigurationError, match=r"column 'score' has the name"):
         faithful.against("score")
+
+
+def _meta_eval_demo(path: str) -> int:
+    """`meta-eval` of a demo-shaped file, with no column named: run's columns are read."""
+    return main(
+        [
+            "meta-eval",
+            path,
+            "--task",
+            "summarization",
+            "--label",
+            "human_score",
+            "--bootstrap",
+            "0",
+            "--no-progress",
+        ]
+    )
+
+
+def test_meta_eval_reads_the_columns_run_reads_by_default(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status = _meta_eval_demo("data/demo_summaries.jsonl")
+
+    out = capsys.readouterr().out
+    assert status == 0
+    assert "16 labelled items scored, 0 failed" in out
+    answers = meta_evaluate(
+        "data/demo_answers.jsonl",
+        task="answer-similarity",
+        label="human_correct",
+        n_bootstrap=0,
+        progress=False,
+    )
+    assert len(answers.scores) == 16
+
+
+def test_a_missing_default_column_names_both_names_it_looked_for() -> None:
+    frame = pd.DataFrame({"article": ["x"], "summary": ["y"], "consistency": [3.0]})
+
+    with pytest.raises(ConfigurationError) as raised:
+        meta_evaluate(frame, task="summarization", label="consistency", progress=False)
+
+    message = str(raised.value)
+    assert "no column 'source'" in message and "'input'" in message
+    assert "its columns are article, summary, consistency" in message
+
+
+def test_meta_eval_counts_the_items_that_have_a_label(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = [
+        json.loads(line)
+        for line in Path("data/demo_summaries.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
+    for position, row in enumerate(rows):
+        if position % 2:
+            row["human_score"] = None
+    half = tmp_path / "half.jsonl"
+    half.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+
+    status = _meta_eval_demo(str(half))
+
+    out = capsys.readouterr().out
+    assert status == 0
+    assert "16 items scored, 8 of them with a 'human_score' label, 0 failed" in out
+    assert "16 labelled" not in out

@@ -420,11 +420,14 @@ def test_rows_that_contradict_each_other_are_named(int_ids: EvalResult) -> None:
 def test_infinite_values_are_written_to_json_lines_and_read_back(
     tmp_path: Path, wide: bool
 ) -> None:
+    # A label column of numbers; a title column of text, where "Infinity" is a title.
     data = [
         {"id": "a", "input": "q", "output": "a", "ground_truth": "a", "label": math.inf},
         {"id": "b", "input": "q", "output": "b", "ground_truth": "a", "label": -math.inf},
-        {"id": "c", "input": "q", "output": "c", "ground_truth": "a", "label": "Infinity!"},
+        {"id": "c", "input": "q", "output": "c", "ground_truth": "a", "label": 2.0},
     ]
+    for item, title in zip(data, ["Infinity!", "Infinity", "-Infinity"], strict=True):
+        item["title"] = title
     result = et.run_evals(data, et.create_textual_difference_scorer(), progress=False)
     result[0].scorer_results["textual-difference"].score = math.inf
 
@@ -441,6 +444,7 @@ def test_infinite_values_are_written_to_json_lines_and_read_back(
         "-Infinity",
     )
     again = read_results(path)
-    assert [item.fields["label"] for item in again] == [math.inf, -math.inf, "Infinity!"]
+    assert [item.fields["label"] for item in again] == [math.inf, -math.inf, 2.0]
+    assert [item.fields["title"] for item in again] == ["Infinity!", "Infinity", "-Infinity"]
     assert again[0].scorer_results["textual-difference"].score == math.inf
     pd.testing.assert_frame_equal(again.to_frame(), result.to_frame())

@@ -15,6 +15,7 @@ import importlib.metadata
 import math
 import re
 import shlex
+import subprocess
 import sys
 import tomllib
 from dataclasses import dataclass
@@ -105,6 +106,23 @@ def _run_python(block: Block) -> None:
             exec(compile(source, f"README.md:{block.line}", "exec"), namespace)
 
 
+def _left_untracked(root: Path) -> list[str]:
+    """What running a block left in the clone's root that git would show as untracked: a
+    reader who runs it from a clone must find only ignored files (results/, ...)."""
+    made = sorted(
+        path.name + ("/" if path.is_dir() else "") for path in root.iterdir() if path.name != "data"
+    )
+    return [
+        name
+        for name in made
+        if subprocess.run(
+            ["git", "-C", str(REPO), "check-ignore", "-q", "--no-index", name],
+            check=False,
+        ).returncode
+        != 0
+    ]
+
+
 @pytest.mark.parametrize(
     "block", PYTHON_BLOCKS, ids=[f"line{block.line}" for block in PYTHON_BLOCKS]
 )
@@ -114,6 +132,7 @@ def test_python_block_runs_as_written(block: Block, clone: Path) -> None:
         assert "import" in block.code, "even a block that does not run here imports what it uses"
         return
     _run_python(block)
+    assert _left_untracked(clone) == [], f"README.md line {block.line} leaves untracked files"
 
 
 def test_the_readme_has_blocks_that_run() -> None:
@@ -175,6 +194,7 @@ def test_the_command_lines_run(
         )
         ran.append(arguments[0])
     assert {"demo", "run", "report", "cache", "--help", "--version"} <= set(ran), ran
+    assert _left_untracked(clone) == [], "the README's commands leave untracked files"
 
 
 # -- the demo's hint ------------------------------------------------------------------------

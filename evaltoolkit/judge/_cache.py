@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
+from .._secrets import secret_masker
 from ..errors import ConfigurationError
 from ..records import Usage
 
@@ -732,9 +733,13 @@ class JudgeCache:
     ) -> None:
         """Store a validated reply under ``key``, replacing any earlier one.
 
-        Every 5% of the bound written, the cache checks its size and prunes the least
-        recently used entries when it is over the bound.
+        Secrets in the reply (a key a server echoed) are masked before it is written. Every
+        5% of the bound written, the cache checks its size and prunes the least recently
+        used entries when it is over the bound.
         """
+        masker = secret_masker()
+        value = masker.deep(value)
+        raw_reply = None if raw_reply is None else masker.text(raw_reply)
         text = json.dumps(value, ensure_ascii=False)
         size = (
             2 * len(key.encode())

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import math
+import re
 import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 from .._options import resolve_names
 from ..errors import ConfigurationError
+from ._secrets import register_secrets
 
 if TYPE_CHECKING:
     from ._cache import JudgeCache
@@ -220,12 +222,60 @@ def _check_model(model: object) -> None:
         )
 
 
+def _shown_url(url: str) -> str:
+    """A URL as it may be shown: its password, and its query's values, masked."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError:
+        return re.sub(r"(?<=://)[^@/]*@", "***@", url)
+    netloc = parts.netloc
+    if "@" in netloc:
+        netloc = "***@" + netloc.rpartition("@")[2]
+    query = re.sub(r"=[^&]*", "=***", parts.query)
+    fragment = "***" if parts.fragment else ""
+    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, query, fragment))
+
+
+def _api_base_extras(api_base: str, parts: urllib.parse.SplitResult) -> tuple[str, str] | None:
+    """Why a base URL with a user name, a password, a query or a fragment is refused: the
+    message for Python, then for the command line; None for a plain URL."""
+    bare = urllib.parse.urlunsplit(
+        (parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", "")
+    )
+    if parts.username is not None or parts.password is not None:
+        register_secrets({"password": parts.password or parts.username})
+        problem = (
+            f"holds a user name or password ({_shown_url(api_base)!r}), which litellm does not "
+            "send as a server expects (every request fails, retried); give the URL without "
+            f"them ({bare!r})"
+        )
+        return (
+            f"{problem} and the key as api_key=, or in the provider's variable",
+            f"{problem} and the key in the provider's environment variable (OPENAI_API_KEY "
+            "for openai/... models)",
+        )
+    if parts.query or parts.fragment:
+        problem = (
+            f"has a query or a fragment ({_shown_url(api_base)!r}): litellm adds the path "
+            "after it, so requests would be sent to "
+            f"{_shown_url(api_base) + 'chat/completions'!r}; give the base URL alone "
+            f"({bare!r})"
+        )
+        return (
+            f"{problem}, and a key as api_key= or in the provider's variable",
+            f"{problem}, and a key in the provider's environment variable (OPENAI_API_KEY "
+            "for openai/... models)",
+        )
+    return None
+
+
 def _check_api_base(api_base: object) -> None:
-    """A base URL needs a scheme and a host: without them every request fails, slowly."""
+    """A base URL needs a scheme and a host, and nothing litellm would mangle (a password, a
+    query): without them every request fails, slowly."""
     if api_base is None:
         return
     if not isinstance(api_base, str):
-        problem = f"must be a URL string, got {api_base!r}"
+        problem = f"must be a URL string, got {type(api_base).__name__}"
     else:
         try:
             parts = urllib.parse.urlsplit(api_base)
@@ -234,10 +284,16 @@ def _check_api_base(api_base: object) -> None:
         except ValueError:
             valid = False
         if valid:
-            return
+            extras = _api_base_extras(api_base, parts)
+            if extras is None:
+                return
+            python, command_line = extras
+            raise ConfigurationError(
+                f"judge: api_base {python}", command_line=f"--api-base {command_line}"
+            )
         problem = (
             "must be an http:// or https:// URL with a host, such as "
-            f"'http://127.0.0.1:8000/v1', got {api_base!r}"
+            f"'http://127.0.0.1:8000/v1', got {_shown_url(api_base)!r}"
         )
         guess = f"http://{api_base.strip()}"
         with contextlib.suppress(ValueError):
@@ -247,7 +303,7 @@ def _check_api_base(api_base: object) -> None:
                 and host.hostname
                 and (host.port or host.hostname == "localhost" or "." in host.hostname)
             ):
-                problem += f"; did you mean {guess!r}?"
+                problem += f"; did you mean {_shown_url(guess)!r}?"
     raise ConfigurationError(f"judge: api_base {problem}", command_line=f"--api-base {problem}")
 
 

@@ -179,7 +179,8 @@ async def answer_step(
     raise JudgeReplyError(
         f"judge step {request.step!r}: {forms.model!r} gave no reply matching the step's JSON "
         f"schema in {tally.attempts} attempts; last problem: {problem}. Try a stronger model, "
-        "raise max_repairs or max_tokens, or check the prompt asks for this JSON",
+        "raise max_repairs or max_tokens (--max-repairs, --max-tokens on the command line), or "
+        "check the prompt asks for this JSON",
         step=request.step,
         raw_reply=raw_reply,
         attempts=tally.attempts,

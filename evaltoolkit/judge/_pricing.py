@@ -94,10 +94,14 @@ def require_price(judge: Judge) -> Price:
     """
     price = price_of(judge.model)
     if price is None:
+        problem = (
+            f"the judge model's price, and litellm's price table has none for {judge.model!r}; "
+            "use a model it prices"
+        )
         raise ConfigurationError(
-            f"max_cost needs the judge model's price, and litellm's price table has none for "
-            f"{judge.model!r}; use a model it prices, register a price with "
-            "litellm.register_model({...}), or drop max_cost"
+            f"max_cost needs {problem}, register a price with litellm.register_model({{...}}), "
+            "or drop max_cost",
+            command_line=f"--max-cost needs {problem}, or leave out --max-cost",
         )
     return price
 

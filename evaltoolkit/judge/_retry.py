@@ -6,13 +6,15 @@ does not need to import litellm. Rate limits (429), server errors (5xx), timeout
 connections are retried; bad requests are not, nor a prompt longer than the model's context
 (whatever status the server gives it: llama.cpp's server says so with HTTP 500). Some failures
 say that no call of the judge can succeed: refused credentials (401, 403, a missing key), an
-unknown provider or model, a server that refuses connections. Those are *fatal*: the judge
-stops calling after the first one.
+unknown provider or model, a server that refuses connections, a server that answers with a
+body that is not JSON (a web page at the wrong URL). Those are *fatal*: the judge stops
+calling after the first one.
 """
 
 from __future__ import annotations
 
 import email.utils
+import json
 import random
 import socket
 import time
@@ -24,6 +26,7 @@ from ..errors import ConfigurationError
 
 __all__ = [
     "CONTEXT_EXCEEDED",
+    "UNREADABLE_REPLY",
     "Backoff",
     "FailureKind",
     "classify_failure",
@@ -72,6 +75,13 @@ _CONTEXT_PHRASES: Final = (
 )
 #: The label of a prompt longer than the model's context.
 CONTEXT_EXCEEDED = "prompt longer than the model's context"
+#: The label of a reply the server sent as a success whose body is not JSON (a web page, a
+#: proxy's login page, bytes that are not UTF-8).
+UNREADABLE_REPLY = "reply not JSON"
+# What litellm says of a successful response it cannot read as a completion.
+_INVALID_RESPONSE_PHRASE: Final = "invalid response from llm endpoint"
+# httpx's error for an HTTP error status: its presence means the server said it failed.
+_STATUS_ERROR_CLASS_NAMES: Final = frozenset({"HTTPStatusError"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,11 +137,28 @@ def _refused_connection(chain: list[BaseException]) -> bool:
     return False
 
 
+def _unreadable_reply(error: BaseException) -> bool:
+    """Whether the server answered with a success whose body is not a JSON completion.
+
+    litellm reports it as HTTP 500, but no HTTP error came back: the chain holds no status
+    error, only the failure to decode the body (or litellm's "invalid response" message).
+    """
+    chain = exception_chain(error)
+    if any(_class_names(link) & _STATUS_ERROR_CLASS_NAMES for link in chain):
+        return False
+    if any(isinstance(link, UnicodeDecodeError | json.JSONDecodeError) for link in chain):
+        return True
+    return any(_INVALID_RESPONSE_PHRASE in str(link)[:300].lower() for link in chain)
+
+
 def _fatal_kind(error: BaseException, status: int | None) -> FailureKind | None:
     names = _class_names(error)
     text = str(error)[:2000].lower()
     if _UNKNOWN_PROVIDER_PHRASE in text or "LiteLLMUnknownProvider" in names:
         return FailureKind("unknown provider", False, status, fatal=True)
+    if _unreadable_reply(error):
+        # The same URL answers every call the same way: a web page is not a model server.
+        return FailureKind(UNREADABLE_REPLY, False, None, fatal=True)
     if status in _FATAL_STATUSES:
         label = "not found (HTTP 404)" if status == 404 else f"refused credentials (HTTP {status})"
         return FailureKind(label, False, status, fatal=True)

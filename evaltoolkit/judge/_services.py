@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import dataclasses
 import functools
 import logging
 import time
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Protocol, TypeVar
 
+from .._secrets import secret_masker
 from ..errors import JudgeCallError, JudgeError
 from ..records import ModelCall, Usage
 from ._adaptive import Slot, adaptive_slot
@@ -155,7 +157,11 @@ class JudgeServices:
         self, request: JudgeRequest, ask: Callable[[], Awaitable[Answered]]
     ) -> tuple[Answered, float]:
         started = time.perf_counter()
-        answered = await ask()
+        try:
+            answered = _masked(await ask())
+        except JudgeError as error:  # a reply that never validated is quoted in the error
+            scrub_exception(error)
+            raise
         latency_s = time.perf_counter() - started
         await self.write_cache(
             answered.cache_key,
@@ -355,8 +361,28 @@ def open_judge_cache(cache: bool | str | Path | JudgeCache) -> JudgeCache | None
     return open_cache(None if cache is True else cache)
 
 
+def _masked(answered: Answered) -> Answered:
+    """A reply with every secret in its value and raw text masked (a server may echo a key
+    inside a successful reply), before it is cached, recorded or scored."""
+    masker = secret_masker()
+    return dataclasses.replace(
+        answered,
+        value=masker.deep(answered.value),
+        raw_reply=None if answered.raw_reply is None else masker.text(answered.raw_reply),
+    )
+
+
 def cached_reply(request: JudgeRequest, model: str, hit: CachedCall) -> JudgeReply:
-    """The reply for a cache hit: the stored value, no request made (``attempts`` 0)."""
+    """The reply for a cache hit: the stored value, no request made (``attempts`` 0).
+
+    Secrets are masked again: a cache written before they were masked may hold them.
+    """
+    masker = secret_masker()
+    hit = dataclasses.replace(
+        hit,
+        value=masker.deep(hit.value),
+        raw_reply=None if hit.raw_reply is None else masker.text(hit.raw_reply),
+    )
     call = ModelCall(
         step=request.step,
         stage=request.stage,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
-from ._retry import CONTEXT_EXCEEDED, FailureKind
+from ._retry import CONTEXT_EXCEEDED, UNREADABLE_REPLY, FailureKind
 from ._secrets import redact
 
 __all__ = ["credentials_hint", "explain_exhausted", "explain_failure", "provider_detail"]
@@ -85,6 +85,13 @@ def explain_failure(
             f"{prefix}could not connect to {target} for {model!r} (connection refused): is "
             f"the server running, and is api_base right? ({detail})"
         )
+    if failure.label == UNREADABLE_REPLY:
+        return (
+            f"{prefix}the server{where} answered {model!r} with a body that is not a "
+            f"chat-completion JSON reply ({detail}); is api_base the OpenAI-compatible "
+            "endpoint (often ending in /v1), and not a web page or a proxy's login page? "
+            "Not retried: the same URL would answer the same"
+        )
     if failure.fatal and failure.status != 404:
         status = f" (HTTP {failure.status})" if failure.status else ""
         return (
@@ -121,5 +128,5 @@ def explain_exhausted(
     return (
         f"judge step {step!r}: the call to {model!r} failed {failures} times in a row; last "
         f"error: {failure.label}: {provider_detail(error)}. Try again later, lower concurrency, "
-        "or raise max_retries or timeout"
+        "or raise max_retries or timeout (--max-retries, --timeout on the command line)"
     )

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from .._datasets import as_table
 from .._sync import run_sync
 from ..errors import ConfigurationError
-from ..records import EvalResult, ScoreResult
+from ..records import RESULT_COLUMNS, EvalResult, ScoreResult
 from ..runner import arun_evals
 from ..scorers import ANSWER_THRESHOLD, Scorer, ScorerSpec, scorer_spec
 from ._agreement import agreement
@@ -136,6 +136,39 @@ class MetaEvaluation:
         )
 
 
+# The columns `evaltoolkit run` and run_evals read, for each role of a meta-evaluation layout:
+# where a benchmark's column name (source, candidate, ...) is missing, these are read instead.
+_RUN_COLUMNS: dict[str, tuple[str, ...]] = {
+    "source": ("input",),
+    "summary": ("output",),
+    "question": ("input",),
+    "answer": ("output",),
+    "reference": ("ground_truth", "groundTruth"),
+}
+_OPTIONS = {role: f"--{role}-col" for role in _RUN_COLUMNS}
+
+
+def _column(frame: pd.DataFrame, role: str, given: str | None, default: str | None) -> str | None:
+    """The column a role reads: the one named, else the layout's default, else the name
+    ``run`` reads (``input``, ``output``, ``ground_truth``); an error names every name tried."""
+    if given is not None:
+        _require(frame, given, _OPTIONS[role])
+        return given
+    if default is None:  # the layout has no such column (textual difference's question)
+        return None
+    for name in (default, *_RUN_COLUMNS[role]):
+        if name in frame.columns:
+            return name
+    if role == "question":
+        return None  # without a question column the answer stands in as the input
+    others = " or ".join(repr(name) for name in _RUN_COLUMNS[role])
+    raise ConfigurationError(
+        f"no column {default!r} (from {_OPTIONS[role]}) in the file, nor {others} (the name "
+        f"`evaltoolkit run` reads); its columns are {', '.join(map(str, frame.columns))}. "
+        f"Name the right one with {_OPTIONS[role]}."
+    )
+
+
 def _require(frame: pd.DataFrame, column: str, option: str) -> None:
     if column not in frame.columns:
         raise ConfigurationError(
@@ -151,10 +184,12 @@ _ITEM_PARTS = frozenset({"id", "item_id", "input", "output", "ground_truth", "gr
 def _carried_fields(row: Mapping[Any, Any], used: Sequence[str | None]) -> dict[str, Any]:
     """The row's plain values (document, system, labels) that go with its item into the run.
 
-    So a saved run, the views and the report can group and compare items by them.
+    So a saved run, the views and the report can group and compare items by them. A field
+    with the name of a result column (a label called ``score``) is carried as ``item_<name>``,
+    the name its export gives it.
     """
     return {
-        str(name): value
+        str(name) if name not in RESULT_COLUMNS else f"item_{name}": value
         for name, value in row.items()
         if name not in used
         and name not in _ITEM_PARTS
@@ -296,12 +331,16 @@ def meta_evaluate(
         label: The human label column.
         model: The judge model (None: the offline judge).
         group: Column grouping items for per-group correlations (e.g. ``doc_id``).
-        source_col: Summarization: the source column (default ``source``).
-        summary_col: Summarization: the summary column (default ``summary``).
-        question_col: Answer similarity: the question column (default ``question``).
-        answer_col: The answer column (``candidate``; ``sentence1`` for textual difference).
+        source_col: Summarization: the source column (default ``source``, else ``input``,
+            the column :func:`~evaltoolkit.run_evals` reads).
+        summary_col: Summarization: the summary column (default ``summary``, else
+            ``output``).
+        question_col: Answer similarity: the question column (default ``question``, else
+            ``input``, else none: the answer stands in).
+        answer_col: The answer column (``candidate``; ``sentence1`` for textual difference;
+            else ``output``).
         reference_col: The reference column (``golden_answers``; ``sentence2`` for textual
-            difference), a single text or a list.
+            difference; else ``ground_truth``), a single text or a list.
         limit: Use only the first N rows.
         threshold: Score threshold for accuracy and F1 with boolean labels (answer
             similarity defaults to :data:`ANSWER_THRESHOLD`).
@@ -408,22 +447,19 @@ async def ameta_evaluate(
     if spec.layout == "source-summary":
         items = _summarization_items(
             frame,
-            source_col or str(defaults["source"]),
-            summary_col or str(defaults["summary"]),
+            str(_column(frame, "source", source_col, defaults["source"])),
+            str(_column(frame, "summary", summary_col, defaults["summary"])),
         )
         result = await arun_evals(items, scorer, concurrency=concurrency, progress=progress)
         results = result.results(scorer.id)
         for column, value in read:
             scores[column] = [_value(s, value) for s in results]
     else:
-        question = question_col or defaults["question"]
-        if question_col is None and question not in frame.columns:
-            question = None  # without a question column the answer stands in as the input
         items, owners = _reference_items(
             frame,
-            question,
-            answer_col or str(defaults["answer"]),
-            reference_col or str(defaults["reference"]),
+            _column(frame, "question", question_col, defaults["question"]),
+            str(_column(frame, "answer", answer_col, defaults["answer"])),
+            str(_column(frame, "reference", reference_col, defaults["reference"])),
         )
         result = await arun_evals(items, scorer, concurrency=concurrency, progress=progress)
         for column, value in read:

@@ -34,7 +34,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._files import missing_file_message
+from .._reading import encoding_problem
 from ..errors import ConfigurationError, DataLoadError
+from ..records import encodable_text
 
 if TYPE_CHECKING:
     import numpy as np
@@ -157,46 +160,199 @@ def append_label_record(path: Path, record: Mapping[str, Any]) -> None:
     without a ``time`` is stamped with the current UTC time.
 
     A process killed after this returns keeps the record; one killed during the write leaves
-    at most a partial last line, which :func:`read_labels` skips with a warning.
+    at most a partial last line, which :func:`read_labels` skips with a warning. The next
+    record starts a line of its own, so it is never lost by being joined to that partial line.
     """
     stamped = {**record, "time": record.get("time") or now()}
-    line = json.dumps(stamped, ensure_ascii=False, default=str) + "\n"
-    with path.open("a", encoding="utf-8") as handle:
-        handle.write(line)
+    line = encodable_text(json.dumps(stamped, ensure_ascii=False, default=str)) + "\n"
+    with path.open("a+b") as handle:
+        handle.seek(0, os.SEEK_END)
+        if handle.tell():
+            handle.seek(-1, os.SEEK_END)
+            if handle.read(1) != b"\n":  # a partial last line: end it first
+                line = "\n" + line
+        handle.write(line.encode("utf-8"))
         handle.flush()
         os.fsync(handle.fileno())
 
 
-def _records(path: Path) -> list[dict[str, Any]]:
+def _encodable(value: Any) -> Any:
+    """Texts (keys too) as UTF-8 can encode them: a ``\\ud800`` escape becomes U+FFFD."""
+    if isinstance(value, str):
+        return encodable_text(value)
+    if isinstance(value, dict):
+        return {_encodable(key): _encodable(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_encodable(item) for item in value]
+    return value
+
+
+def _lines_text(numbers: Sequence[int]) -> str:
+    shown = ", ".join(map(str, numbers[:10])) + (", ..." if len(numbers) > 10 else "")
+    return f"line{'s' if len(numbers) > 1 else ''} {shown}"
+
+
+def _not_a_labels_file(path: Path, why: str) -> DataLoadError:
+    return DataLoadError(
+        f"{str(path)!r} is not a labels file ({why}); give the path of a labels file the "
+        "Annotator wrote, or a new path"
+    )
+
+
+def _records(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """The file's records with their line numbers; unreadable lines are skipped with a
+    warning, and a file that is not a labels file at all is refused."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
         return []
     except OSError as error:
         raise DataLoadError(f"cannot read the labels file {str(path)!r}: {error}") from error
-    records: list[dict[str, Any]] = []
+    problem = encoding_problem(data[:4096])
+    if problem is not None:
+        raise _not_a_labels_file(path, problem.partition(":")[0])
+    records: list[tuple[int, dict[str, Any]]] = []
     skipped: list[int] = []
-    for number, raw in enumerate(data.split(b"\n"), start=1):
+    lines = data.split(b"\n")
+    for number, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
         try:
-            record = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError):
+            record = json.loads(raw.decode("utf-8-sig" if number == 1 else "utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
             skipped.append(number)
             continue
         if not isinstance(record, dict) or "item_id" not in record:
             skipped.append(number)
             continue
-        records.append(record)
-    if skipped:
-        lines = ", ".join(map(str, skipped[:10]))
+        records.append((number, _encodable(record)))
+    partial = len(lines) if lines[-1].strip() and skipped[-1:] == [len(lines)] else None
+    damaged = [number for number in skipped if number != partial]
+    if damaged and not records:
+        raise _not_a_labels_file(path, f"none of its {len(skipped)} lines is a label record")
+    if partial is not None:
         warnings.warn(
-            f"labels file {str(path)!r}: skipped {len(skipped)} unreadable line(s) ({lines}); "
-            "a partial last line is what a process killed while writing leaves behind",
+            f"labels file {str(path)!r}: skipped line {partial}, a partial last line (what a "
+            "process killed while writing leaves behind); the next label starts a new line",
+            UserWarning,
+            stacklevel=3,
+        )
+    if damaged:
+        warnings.warn(
+            f"labels file {str(path)!r}: skipped {len(damaged)} unreadable "
+            f"{_lines_text(damaged)}: not a JSON object with an item_id (edited by hand?)",
             UserWarning,
             stacklevel=3,
         )
     return records
+
+
+def _present(value: Any) -> bool:
+    return value is not None and not (isinstance(value, float) and math.isnan(value))
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "pass/fail"
+    if isinstance(value, int | float):
+        return "number" if math.isfinite(value) else "infinite"
+    return "text" if isinstance(value, str) else type(value).__name__
+
+
+def _recorded_scale(record: Mapping[str, Any]) -> LabelScale | None:
+    scale = record.get("scale")
+    if not isinstance(scale, list | tuple) or len(scale) < 2:
+        return None
+    level = record.get("level")
+    numeric = all(isinstance(v, int) and not isinstance(v, bool) for v in scale)
+    return LabelScale(
+        tuple(scale), level if isinstance(level, str) else ("ordinal" if numeric else "nominal")
+    )
+
+
+def _usable_labels(
+    records: Sequence[Mapping[str, Any]],
+    where: Sequence[str],
+    *,
+    source: str,
+    missing_is_an_error: bool = True,
+) -> list[int]:
+    """The positions of the label records that can be used; the others are named in warnings.
+
+    A record is set aside when it has no annotator, or a value that is not on its label's
+    scale: the scale recorded with it (the Annotator records it), else the kind of value
+    most of the label's records have (numbers, pass/fail or text), finite numbers only. A
+    whole number written as a float (``4.0``) is on an integer scale.
+
+    Args:
+        records: Label records (tag records and rows without a label are kept as they are).
+        where: Each record's place, for the warnings (``"line 13"``).
+        source: The file or frame, for the warnings.
+        missing_is_an_error: Whether a record without a value is set aside with a warning
+            (in a file) or left for the caller to drop (a frame's missing cell).
+    """
+    kinds: dict[str, Counter[str]] = {}
+    for record in records:
+        labelled = record.get("kind", "label") == "label" and _present(record.get("value"))
+        if labelled and _recorded_scale(record) is None:
+            kinds.setdefault(str(record.get("label")), Counter())[_kind(record["value"])] += 1
+    usual = {label: counts.most_common(1)[0][0] for label, counts in kinds.items()}
+    kept: list[int] = []
+    no_annotator: list[str] = []
+    off_scale: list[str] = []
+    for position, record in enumerate(records):
+        if record.get("kind", "label") != "label" or not _present(record.get("label")):
+            kept.append(position)
+            continue
+        label, value = str(record["label"]), record.get("value")
+        who = record.get("annotator")
+        if not isinstance(who, str) or not who.strip():
+            no_annotator.append(where[position])
+            continue
+        if not _present(value):
+            if missing_is_an_error:
+                off_scale.append(f"{where[position]} (no value)")
+            else:
+                kept.append(position)
+            continue
+        scale = _recorded_scale(record)
+        if scale is not None:
+            try:
+                scale.check(value, label=label)
+            except ConfigurationError:
+                shown = ", ".join(map(repr, scale.values))
+                off_scale.append(f"{where[position]} ({value!r} is not one of {shown})")
+                continue
+        elif _kind(value) != usual.get(label, _kind(value)) or _kind(value) == "infinite":
+            off_scale.append(
+                f"{where[position]} ({value!r} is {_kind(value)}, where {label!r} holds "
+                f"{usual.get(label)} values)"
+            )
+            continue
+        kept.append(position)
+    if no_annotator:
+        warnings.warn(
+            f"labels in {source}: {_lines_text_of(no_annotator)} hold a label without an "
+            'annotator, set aside; add "annotator": "<name>" to each',
+            UserWarning,
+            stacklevel=3,
+        )
+    if off_scale:
+        warnings.warn(
+            f"labels in {source}: {len(off_scale)} value(s) off the label's scale, set aside: "
+            f"{'; '.join(off_scale[:10])}{'; ...' if len(off_scale) > 10 else ''}. Correct "
+            "the value, or delete the line",
+            UserWarning,
+            stacklevel=3,
+        )
+    return kept
+
+
+def _lines_text_of(places: Sequence[str]) -> str:
+    """``line 13`` and ``line 14`` as ``lines 13, 14`` (other places as they are)."""
+    if all(place.startswith("line ") for place in places):
+        return _lines_text([int(place.removeprefix("line ")) for place in places])
+    return ", ".join(places[:10]) + (", ..." if len(places) > 10 else "")
 
 
 def _key(item_id: Any) -> str:
@@ -212,7 +368,9 @@ def read_labels(path: str | os.PathLike[str], *, history: bool = False) -> pd.Da
     ``tags`` column of their row, a tuple, so failure modes can be counted
     (``frame.explode("tags")["tags"].value_counts()``); tags on an item the annotator did not
     label get a row of their own without a label or value. Unreadable lines (a partial last
-    line) are skipped with a warning.
+    line) are skipped with a warning; so are labels without an annotator and values off
+    the label's scale (``"three"``, ``7`` or ``4.5`` on a 1-5 scale, ``inf``, ``true``),
+    each named by its line. A file that is not a labels file is refused.
 
     Args:
         path: The labels file the Annotator writes.
@@ -220,7 +378,12 @@ def read_labels(path: str | os.PathLike[str], *, history: bool = False) -> pd.Da
 
     Returns:
         Columns ``item_id, label, annotator, value, note, time, text_hash, level, scale,
-        tags``; an empty frame with these columns when the file does not exist.
+        tags``; an empty frame with these columns when the file does not exist (the
+        Annotator's first start; the functions that measure labels say "no such file").
+
+    Raises:
+        DataLoadError: The file is not a labels file (not UTF-8 text, or no line of it is a
+            label record).
 
     Example:
         >>> import tempfile, pathlib
@@ -234,12 +397,17 @@ def read_labels(path: str | os.PathLike[str], *, history: bool = False) -> pd.Da
     """
     import pandas as pd
 
-    records = _records(Path(path))
+    numbered = _records(Path(path))
     if history:
-        rows = [{column: record.get(column) for column in HISTORY_COLUMNS} for record in records]
+        rows = [{column: r.get(column) for column in HISTORY_COLUMNS} for _, r in numbered]
         for row in rows:
             row["kind"] = row["kind"] or "label"
         return pd.DataFrame(rows, columns=HISTORY_COLUMNS)
+    every = [record for _, record in numbered]
+    usable = _usable_labels(
+        every, [f"line {number}" for number, _ in numbered], source=f"the file {str(path)!r}"
+    )
+    records = [every[position] for position in usable]
     latest: dict[tuple[str, str, str], dict[str, Any]] = {}
     tags: dict[tuple[str, str], dict[str, None]] = {}
     tag_ids: dict[tuple[str, str], Any] = {}
@@ -278,8 +446,16 @@ def _labels_frame(labels: str | os.PathLike[str] | pd.DataFrame) -> pd.DataFrame
                 f"the labels frame lacks the column(s) {', '.join(sorted(missing))}; pass the "
                 "frame of meta.read_labels(path), or the path itself"
             )
-        return labels
+        usable = _usable_labels(
+            [{str(key): value for key, value in row.items()} for row in labels.to_dict("records")],
+            [f"row {position}" for position in range(len(labels))],
+            source="the labels frame",
+            missing_is_an_error=False,
+        )
+        return labels if len(usable) == len(labels) else labels.iloc[usable]
     if isinstance(labels, str | os.PathLike):
+        if not Path(labels).exists():
+            raise DataLoadError(missing_file_message(labels, what="labels file"))
         return read_labels(labels)
     raise ConfigurationError(
         f"labels must be a labels file path or the frame of meta.read_labels, got "
@@ -973,7 +1149,9 @@ def is_labels_source(labels: Any) -> bool:
 
     if isinstance(labels, pd.DataFrame | os.PathLike):
         return True
-    return isinstance(labels, str) and labels.endswith(".jsonl") and Path(labels).is_file()
+    # A name that looks like a path is one, even when the file is missing (a typo is then
+    # "no such labels file", not an unknown field).
+    return isinstance(labels, str) and (labels.endswith(".jsonl") or os.sep in labels)
 
 
 def attach_human_labels(items: Sequence[Any], labels: Any, *, label: str | None = None) -> str:

@@ -111,15 +111,25 @@ def _common_scorer(
         return first, second
     shared = [scorer_id for scorer_id in a.scorer_ids if scorer_id in b.scorer_ids]
     if not shared:
-        hint = (
-            f"; to compare {a.scorer_ids[0]!r} in A with {b.scorer_ids[0]!r} in B, pass "
-            f"scorer=({a.scorer_ids[0]!r}, {b.scorer_ids[0]!r})"
-            if a.scorer_ids and b.scorer_ids
-            else ""
+        problem = (
+            f"the runs share no scorer (A: {', '.join(a.scorer_ids) or 'none'}; "
+            f"B: {', '.join(b.scorer_ids) or 'none'})"
         )
+        if not (a.scorer_ids and b.scorer_ids):
+            raise ConfigurationError(f"compare_runs: {problem}", command_line=problem)
+        first, second = a.scorer_ids[0], b.scorer_ids[0]
+        hint = f"; to compare {first!r} in A with {second!r} in B,"
         raise ConfigurationError(
-            f"compare_runs: the runs share no scorer (A: {', '.join(a.scorer_ids) or 'none'}; "
-            f"B: {', '.join(b.scorer_ids) or 'none'}){hint}"
+            f"compare_runs: {problem}{hint} pass scorer=({first!r}, {second!r})",
+            command_line=f"{problem}{hint} pass --scorer {first} {second}",
+        )
+    if len(shared) > 1:
+        problem = f"the runs share {len(shared)} scorers ({', '.join(shared)})"
+        raise ConfigurationError(
+            f"compare_runs: {problem}; name the one to compare with scorer=, e.g. "
+            f"scorer={shared[0]!r}",
+            command_line=f"{problem}; name the one to compare with --scorer, e.g. "
+            f"--scorer {shared[0]}",
         )
     return shared[0], shared[0]
 
@@ -165,9 +175,9 @@ def paired_scores(
         b: The second run of the same items.
         score: The score column(s): ``"score"`` or an axis such as ``"alignment"``; None
             takes ``score`` and every axis the scorer reports.
-        scorer: The scorer id to compare (default: the first scorer both runs have), or a
-            pair of ids, A's and B's, for runs whose scorers are named differently
-            (``("summarization", "summarization-strict")``).
+        scorer: The scorer id to compare (default: the one scorer both runs have; runs that
+            share several need it named), or a pair of ids, A's and B's, for runs whose
+            scorers are named differently (``("summarization", "summarization-strict")``).
         group: An item field grouping the items (e.g. ``"doc_id"``), added as ``group``.
 
     Returns:
@@ -234,9 +244,13 @@ def paired_scores(
     if group is not None:
         lacking = [item.item_id for item in ordered if _missing(item.fields.get(group))]
         if lacking:
+            problem = (
+                f"{len(lacking)} item(s) have no {group!r} field to group by ({_few(lacking)}); "
+                "give every item one"
+            )
             raise ConfigurationError(
-                f"compare_runs: {len(lacking)} item(s) have no {group!r} field to group by "
-                f"({_few(lacking)}); give every item one, or leave group=None"
+                f"compare_runs: {problem}, or leave group=None",
+                command_line=f"{problem}, or leave out --group",
             )
     rows: list[dict[str, Any]] = []
     for column in columns:
@@ -380,8 +394,9 @@ def compare_runs(
         b: The second run of the same items.
         score: The score column(s) to compare (``"score"``, ``"alignment"``, ...); None
             compares ``score`` and every axis the scorer reports.
-        scorer: The scorer id (default: the first scorer both runs have), or a pair of ids,
-            A's and B's, for runs whose scorers are named differently.
+        scorer: The scorer id (default: the one scorer both runs have; runs that share
+            several need it named), or a pair of ids, A's and B's, for runs whose scorers are
+            named differently.
         group: An item field whose groups are resampled instead of items.
         n_bootstrap: Bootstrap resamples (0 leaves the intervals NaN).
         confidence: Coverage of the intervals.

@@ -7,13 +7,12 @@ import datetime as dt
 import hashlib
 import json
 import math
-import os
-import re
 import statistics
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._html import Markup, details_block, join, key_value_table, table
+from .._secrets import secret_masker
 from .._version import __version__
 from ..records import EvalResult, ScoreResult, sum_cost, sum_usage
 from ._assets import SCRIPT, STYLE
@@ -27,8 +26,6 @@ if TYPE_CHECKING:
 __all__ = ["render_page"]
 
 _PROMPT_CHARS = 6000
-_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL", re.IGNORECASE)
-_SECRET_MIN_CHARS = 8
 
 
 def _fmt(value: Any, digits: int = 3) -> str:
@@ -380,19 +377,6 @@ value="0" size="5"></label>
     )
 
 
-def _known_secrets() -> list[str]:
-    """Values of the environment's API keys and tokens, which must never reach a report."""
-    return sorted(
-        {
-            value
-            for name, value in os.environ.items()
-            if _SECRET_NAME.search(name) and len(value) >= _SECRET_MIN_CHARS
-        },
-        key=len,
-        reverse=True,
-    )
-
-
 def render_page(
     runs: Sequence[Run],
     data: RowData,
@@ -476,7 +460,6 @@ def render_page(
         data=_data_block(data),
         script=Markup(SCRIPT),
     )
-    text = str(page)
-    for secret in _known_secrets():
-        text = text.replace(secret, "[secret removed]")
-    return text
+    # The toolkit's one list of secrets: the environment's keys and tokens, and the keys given
+    # to judges in this process.
+    return secret_masker(key_shapes=False).text(str(page), replacement="[secret removed]")
