@@ -808,7 +808,7 @@ def _compare(args: argparse.Namespace) -> int:
         print(
             f"{row['score']}: B - A = {row['difference']:+.4f} "
             f"[{row['ci_low']:+.4f}, {row['ci_high']:+.4f}] (95% paired bootstrap), "
-            f"Wilcoxon p = {row['p_value']:.3g}; B higher on {row['wins']}, equal on "
+            f"p = {row['p_value']:.3g} ({row['test']}); B higher on {row['wins']}, equal on "
             f"{row['ties']}, lower on {row['losses']} of {row['n_pairs']} pairs"
             + (f" ({row['failed']} left out: failed in a run)" if row["failed"] else "")
         )
@@ -821,7 +821,8 @@ def _add_compare_command(commands: Any) -> None:
         help="is the difference between two runs of the same items real? (paired)",
         description="Pair two saved runs of the same items by id and print, per score "
         "column, each run's mean, the mean difference B - A with a paired bootstrap interval, "
-        "the Wilcoxon signed-rank p-value and wins / ties / losses of B against A.",
+        "the Wilcoxon signed-rank p-value (over groups with --group) and wins / ties / losses "
+        "of B against A.",
         formatter_class=_HelpFormatter,
     )
     compare.add_argument("a", help="results file of run A (.parquet, .csv, .jsonl)")
@@ -840,7 +841,9 @@ def _add_compare_command(commands: Any) -> None:
         "scorers are named differently",
     )
     compare.add_argument(
-        "--group", default=None, help="an item field whose groups are resampled (e.g. doc_id)"
+        "--group",
+        default=None,
+        help="an item field whose groups are resampled and tested over (e.g. doc_id)",
     )
     compare.add_argument("--n-bootstrap", type=int, default=1000, help="bootstrap resamples")
     compare.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")

@@ -268,6 +268,32 @@ def test_grouped_interval_resamples_whole_groups() -> None:
         compare_runs(a, b, group="missing")
 
 
+def test_with_groups_the_p_value_is_a_test_over_groups(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Issue 32: B higher on all 15 summaries of 5 documents. Over items Wilcoxon says p < 0.001,
+    # but the documents are the independent units: a signed-rank test over 5 of them cannot
+    # go below 2 / 2**5 = 0.0625 (two-sided), whatever the items say.
+    groups = [doc for doc in range(5) for _ in range(3)]
+    base = [0.1 + 0.05 * index for index in range(15)]
+    lifts = [0.02 + 0.01 * index for index in range(15)]
+    a = run_of(base, groups=groups)
+    b = run_of([x + lift for x, lift in zip(base, lifts, strict=True)], groups=groups)
+    over_items = compare_runs(a, b, score="score", n_bootstrap=0).iloc[0]
+    assert over_items["p_value"] < 0.001
+    assert over_items["test"] == "Wilcoxon signed-rank over 15 items"
+    grouped = compare_runs(a, b, score="score", group="doc_id", n_bootstrap=0).iloc[0]
+    per_document = pd.Series(lifts).groupby(groups).mean()
+    assert grouped["p_value"] == pytest.approx(stats.wilcoxon(per_document).pvalue)
+    assert grouped["p_value"] == pytest.approx(0.0625)
+    assert grouped["test"] == "Wilcoxon signed-rank over 5 doc_id groups (their mean differences)"
+    first, second = a.to_parquet(tmp_path / "a.parquet"), b.to_parquet(tmp_path / "b.parquet")
+    assert main(["compare", str(first), str(second), "--group", "doc_id"]) == 0
+    printed = capsys.readouterr().out
+    assert "p = 0.0625 (Wilcoxon signed-rank over 5 doc_id groups" in printed
+    assert "5e-" not in printed
+
+
 def test_compare_runs_on_real_runs_of_the_demo_data() -> None:
     data = "data/demo_answers.jsonl"
     a = et.run_evals(data, et.create_textual_difference_scorer(), progress=False)

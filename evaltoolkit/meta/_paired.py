@@ -8,7 +8,8 @@ The statistics come from scipy: :func:`scipy.stats.bootstrap` (percentile interv
 mean of the per-item differences, which resamples whole pairs) and
 :func:`scipy.stats.wilcoxon`. scipy cannot resample clusters, so with ``group`` the interval
 comes from a seeded resampling of whole groups (numpy's Generator), the same groups for both
-runs.
+runs, and the test is over groups: Wilcoxon's signed-rank test on each group's mean difference,
+since the items of one group (the summaries of one document) are not independent.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ COMPARISON_COLUMNS = (
     "ci_low",
     "ci_high",
     "p_value",
+    "test",
     "wins",
     "ties",
     "losses",
@@ -341,6 +343,38 @@ def _wilcoxon_p(differences: FloatArray) -> float:
         return float(stats.wilcoxon(differences, zero_method="pratt", method=method).pvalue)
 
 
+def _group_wilcoxon_p(differences: FloatArray, groups: Sequence[Any]) -> tuple[float, int]:
+    """Two-sided Wilcoxon signed-rank p-value over the groups' mean differences.
+
+    scipy's ``method="auto"``: its exact distribution for up to 50 groups (a permutation
+    distribution where mean differences tie or are zero), the normal approximation beyond.
+    Returns the p-value and the number of groups.
+    """
+    import numpy as np
+    import pandas as pd
+    from scipy import stats
+
+    if len(differences) == 0:
+        return math.nan, 0
+    means = (
+        pd.Series(differences)
+        .groupby(pd.Series(list(groups), dtype=object).to_numpy(), sort=False)
+        .mean()
+        .to_numpy(dtype=float)
+    )
+    if not np.any(means):
+        return 1.0, len(means)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # few groups: scipy warns that p cannot be small
+        return float(stats.wilcoxon(means, zero_method="pratt").pvalue), len(means)
+
+
+def _test_name(count: int, group: str | None) -> str:
+    if group is None:
+        return f"Wilcoxon signed-rank over {count} items"
+    return f"Wilcoxon signed-rank over {count} {group} groups (their mean differences)"
+
+
 def compare_runs(
     a: Run,
     b: Run,
@@ -356,7 +390,8 @@ def compare_runs(
 
     For each score column (summarization: ``score``, ``alignment``, ``coverage``): the
     mean of each run over the pairs used, the mean difference (B - A) with a paired
-    bootstrap interval, the two-sided Wilcoxon signed-rank p-value, and how often B scored
+    bootstrap interval, the two-sided Wilcoxon signed-rank p-value (over items, or with
+    ``group`` over groups, as the ``test`` column says), and how often B scored
     above A (``wins``), the same (``ties``) or below (``losses``). An item that failed in
     either run (a NaN score) is left out of the pair and counted in ``failed``.
 
@@ -369,11 +404,18 @@ def compare_runs(
       independent): scipy cannot resample clusters, so whole groups are resampled with
       replacement from the same seeded Generator, the same groups for A and B, and the
       interval is the percentile interval of the resampled mean differences.
-    - The p-value: :func:`scipy.stats.wilcoxon` with ``zero_method="pratt"``: pairs with a
-      zero difference (ties) are ranked with the others and then dropped, tied absolute
-      differences share their mean rank; scipy's exact distribution serves up to 50 pairs
-      without ties or zeros, its normal approximation (tie-corrected) every other case.
-      All differences zero gives 1.
+    - The p-value without ``group``: :func:`scipy.stats.wilcoxon` with
+      ``zero_method="pratt"`` on the per-item differences: pairs with a zero difference
+      (ties) are ranked with the others and then dropped, tied absolute differences share
+      their mean rank; scipy's exact distribution serves up to 50 pairs without ties or
+      zeros, its normal approximation (tie-corrected) every other case. All differences
+      zero gives 1.
+    - The p-value with ``group``: the same test over the groups, each group one
+      observation (its items' mean difference), with scipy's exact or permutation
+      distribution up to 50 groups. Items of one group are not independent, so a test over
+      items would count one document's summaries as separate evidence: over 5 documents
+      the smallest two-sided p-value there is is 2 / 2**5 = 0.0625, however many summaries
+      each has.
 
     Args:
         a: The first run (an :class:`~evaltoolkit.EvalResult` or the path of saved results).
@@ -389,8 +431,10 @@ def compare_runs(
 
     Returns:
         One row per score column: ``score``, ``mean_a``, ``mean_b``, ``difference``,
-        ``ci_low``, ``ci_high``, ``p_value``, ``wins``, ``ties``, ``losses``, ``n_pairs``,
-        ``failed`` and ``groups`` (groups among the pairs; NaN without ``group``).
+        ``ci_low``, ``ci_high``, ``p_value``, ``test`` (what the p-value tests over, e.g.
+        ``"Wilcoxon signed-rank over 5 doc_id groups (their mean differences)"``), ``wins``,
+        ``ties``, ``losses``, ``n_pairs``, ``failed`` and ``groups`` (groups among the
+        pairs; NaN without ``group``).
 
     Raises:
         ConfigurationError: The runs hold different items or different inputs for one id
@@ -429,6 +473,7 @@ def compare_runs(
                 differences, n_bootstrap=n_bootstrap, confidence=confidence, seed=seed
             )
             groups = math.nan
+            p_value, test = _wilcoxon_p(differences), _test_name(len(differences), None)
         else:
             low, high = _group_interval(
                 differences,
@@ -438,6 +483,8 @@ def compare_runs(
                 seed=seed,
             )
             groups = float(used["group"].nunique())
+            p_value, count = _group_wilcoxon_p(differences, list(used["group"]))
+            test = _test_name(count, group)
         rows.append(
             {
                 "score": column,
@@ -446,7 +493,8 @@ def compare_runs(
                 "difference": float(differences.mean()) if len(used) else math.nan,
                 "ci_low": low,
                 "ci_high": high,
-                "p_value": _wilcoxon_p(differences),
+                "p_value": p_value,
+                "test": test,
                 "wins": int(np.sum(differences > 0)),
                 "ties": int(np.sum(differences == 0)),
                 "losses": int(np.sum(differences < 0)),
