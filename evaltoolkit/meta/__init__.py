@@ -22,7 +22,14 @@ import os
 from pathlib import Path
 
 from ._agreement import agreement
-from ._change import AGREEMENT_METRICS, agreement_change, check_label_name, compare_scores
+from ._change import (
+    AGREEMENT_METRICS,
+    LEVELS,
+    VERDICTS,
+    agreement_change,
+    check_label_name,
+    compare_scores,
+)
 from ._compare import (
     JudgeComparison,
     acompare_judges,
@@ -30,7 +37,13 @@ from ._compare import (
     compare_judges,
     judge_comparison,
 )
-from ._evaluate import ANSWER_THRESHOLD, MetaEvaluation, ameta_evaluate, meta_evaluate
+from ._evaluate import (
+    ANSWER_THRESHOLD,
+    SYSTEM_COLUMN,
+    MetaEvaluation,
+    ameta_evaluate,
+    meta_evaluate,
+)
 from ._held_out import tune_test_split
 from ._labels import (
     HumanComparison,
@@ -56,6 +69,9 @@ from ._repeatability import Repeatability, arepeatability, repeatability
 __all__ = [
     "AGREEMENT_METRICS",
     "ANSWER_THRESHOLD",
+    "LEVELS",
+    "SYSTEM_COLUMN",
+    "VERDICTS",
     "HumanComparison",
     "JudgeComparison",
     "LabelAgreement",
