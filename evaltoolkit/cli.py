@@ -631,24 +631,39 @@ def _print_leaderboard(board: Any, *, file: Any, items: int) -> None:
         f"leaderboard: agreement with {attrs['label']!r} ({attrs['task']}, score "
         f"{attrs['score']!r}, {metric}; 95% bootstrap intervals)"
     )
+    print(f"ranks: {attrs.get('ranking', 'by the point estimates')}; '=' marks a shared rank")
     width = max(len("judge"), *(len(str(name)) for name in board["judge"]))
     print(
         f"  {'rank':>4}  {'judge':<{width}}  {'agreement':>9}  {'interval':<17}  "
-        f"{'scored':>6}  {'failed':>6}  {'tokens':>9}  {'cost':>9}  latency"
+        f"{'vs best (paired)':<27}  {'scored':>6}  {'failed':>6}  {'tokens':>9}  {'cost':>9}  "
+        "latency"
     )
     for row in board.to_dict(orient="records"):
         interval = (
             "n/a" if math.isnan(row["ci_low"]) else f"[{row['ci_low']: .3f}, {row['ci_high']: .3f}]"
         )
+        versus = (
+            "-"
+            if math.isnan(row["vs_best"])
+            else f"{row['vs_best']:+.3f} "
+            + (
+                "(no interval)"
+                if math.isnan(row["vs_best_ci_low"])
+                else f"[{row['vs_best_ci_low']:+.3f}, {row['vs_best_ci_high']:+.3f}]"
+            )
+        )
+        rank = f"{row['rank']}{'=' if row['tied'] else ''}"
         tokens = row["tokens"]
         cost = row["cost"]
         print(
-            f"  {row['rank']:>4}  {row['judge']:<{width}}  {row['agreement']:>9.3f}  "
-            f"{interval:<17}  {row['scored']:>6}  {row['failed']:>6}  "
+            f"  {rank:>4}  {row['judge']:<{width}}  {row['agreement']:>9.3f}  "
+            f"{interval:<17}  {versus:<27}  {row['scored']:>6}  {row['failed']:>6}  "
             f"{'n/a' if tokens is None or tokens != tokens else int(tokens):>9}  "
             f"{'unknown' if cost is None or cost != cost else f'${cost:.4f}':>9}  "
             f"{row['mean_latency_s']:.3f} s"
         )
+        if row.get("note"):
+            print(f"        note: {row['note']}")
     pairwise = list(attrs.get("pairwise") or [])
     if pairwise:
         print("pairwise agreement of the judges' scores (Spearman, Kendall):")

@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 from judge_script import prompt_text, step_of
@@ -108,7 +109,9 @@ def test_the_leaderboard_ranks_the_judge_that_agrees_with_the_labels_first(
         progress=False,
     )
     assert list(board["judge"]) == ["good", "noisy"]
-    assert list(board["rank"]) == [1, 2]
+    # Three documents cannot tell two judges apart, whatever the paired interval says.
+    assert list(board["rank"]) == [1, 1] and board["tied"].all()
+    assert set(board["note"]) == {"only 3 documents (fewer than 10): too few for a firm figure"}
     # Its attrs hold plain values, so pandas operations that carry them along still work.
     assert list(board.merge(board[["judge"]], on="judge")["judge"]) == ["good", "noisy"]
     assert board.attrs["group"] == "doc_id"  # summarization groups by doc_id by default
@@ -350,3 +353,85 @@ def test_two_judges_compared_item_by_item_and_their_agreement_paired(
         comparison.paired("good", "other")
     with pytest.raises(ConfigurationError, match="unknown metric 'f1'"):
         comparison.paired("good", "noisy", metric="f1")
+
+
+def _rating_judges(ratings: Mapping[str, list[float]]) -> dict[str, et.Scorer]:
+    """Judges whose score of item ``i`` (output ``item-i``) is ``ratings[name][i]``."""
+    schema = {
+        "type": "object",
+        "properties": {"rating": {"type": "number"}},
+        "required": ["rating"],
+    }
+
+    def judge(values: list[float]) -> et.Scorer:
+        step = et.Step(
+            name="rate",
+            prompt="Rate {{output}}",
+            schema=schema,
+            offline=lambda output: {"rating": values[int(output.split("-")[1])]},
+        )
+        return et.create_judged_scorer(
+            id="rating", steps=[step], score=lambda context: context.replies["rate"]["rating"]
+        )
+
+    return {name: judge(values) for name, values in ratings.items()}
+
+
+def _rated_frame(documents: int = 20, per_document: int = 5) -> pd.DataFrame:
+    count = documents * per_document
+    return pd.DataFrame(
+        {
+            "sentence1": [f"item-{i}" for i in range(count)],
+            "sentence2": ["reference"] * count,
+            "doc_id": [f"d{i // per_document}" for i in range(count)],
+            "human": [float(i % per_document) for i in range(count)],
+        }
+    )
+
+
+def test_judges_that_the_paired_interval_cannot_tell_apart_share_a_rank() -> None:
+    # Issue 32: two judges ranked 1 and 2 although their paired interval included 0.
+    frame = _rated_frame()
+    generator = np.random.default_rng(3)
+    human = frame["human"].to_numpy()
+    ratings = {
+        "first": list(human + generator.normal(0, 1.2, size=len(frame))),
+        "second": list(human + generator.normal(0, 1.2, size=len(frame))),
+        "random": list(generator.normal(size=len(frame))),
+    }
+    comparison = et.meta.judge_comparison(
+        frame,
+        _rating_judges(ratings),
+        label="human",
+        task="textual-difference",
+        group="doc_id",
+        n_bootstrap=300,
+        progress=False,
+    )
+    board = comparison.leaderboard.set_index("judge")
+    assert board.loc["first", "agreement"] != board.loc["second", "agreement"]
+    top, runner_up = list(comparison.leaderboard["judge"])[:2]
+    paired = comparison.paired(runner_up, top, n_bootstrap=300).iloc[0]
+    assert paired["ci_low"] < 0 < paired["ci_high"]
+    assert board.loc[top, "rank"] == board.loc[runner_up, "rank"] == 1
+    assert board.loc[top, "tied"] and board.loc[runner_up, "tied"]
+    # The paired figure beside each judge: its difference to the best judge, as paired().
+    assert math.isnan(board.loc[top, "vs_best"])
+    assert board.loc[runner_up, "vs_best"] == pytest.approx(paired["difference"])
+    assert board.loc[runner_up, "vs_best_ci_low"] == pytest.approx(paired["ci_low"])
+    assert board.loc[runner_up, "vs_best_ci_high"] == pytest.approx(paired["ci_high"])
+    # A judge that both beat, on paired intervals that exclude 0, ranks after both.
+    assert board.loc["random", "rank"] == 3 and not board.loc["random", "tied"]
+    assert board.loc["random", "vs_best_ci_high"] < 0
+    # Without resamples nothing can be told apart: ranks follow the point estimates only.
+    plain = et.compare_judges(
+        frame,
+        _rating_judges(ratings),
+        label="human",
+        task="textual-difference",
+        group="doc_id",
+        n_bootstrap=0,
+        progress=False,
+    )
+    assert list(plain["rank"]) == [1, 2, 3]
+    assert "point estimates" in plain.attrs["ranking"]

@@ -23,6 +23,7 @@ from ..scorers import Scorer, ScorerSpec, scorer_ids, scorer_spec, scorer_spec_o
 from ._agreement import agreement
 from ._evaluate import SYSTEM_COLUMN, MetaEvaluation, Task, ameta_evaluate
 from ._labels import with_human_labels
+from ._resample import FEW_UNITS, few_note
 from ._system import SYSTEM_LEVEL
 
 if TYPE_CHECKING:
@@ -39,12 +40,16 @@ __all__ = [
 #: Leaderboard columns always present, in order (the metric columns depend on the label).
 LEADING_COLUMNS = (
     "rank",
+    "tied",
     "judge",
     "judge_model",
     "metric",
     "agreement",
     "ci_low",
     "ci_high",
+    "vs_best",
+    "vs_best_ci_low",
+    "vs_best_ci_high",
 )
 TRAILING_COLUMNS = (
     "n",
@@ -56,6 +61,7 @@ TRAILING_COLUMNS = (
     "tokens",
     "cost",
     "mean_latency_s",
+    "note",
 )
 
 _COLUMN_OPTIONS = frozenset(
@@ -67,7 +73,8 @@ _COLUMN_OPTIONS = frozenset(
 _PER_GROUP_METRICS = {"spearman_per_group": "spearman", "kendall_per_group": "kendall"}
 #: Pooled metrics of :meth:`JudgeComparison.paired`.
 _POOLED_METRICS = ("spearman", "kendall", "pearson", "auroc")
-_MIN_GROUP_SIZE = 3  # as in agreement(): a correlation within fewer items says little
+#: The system-level metric of :meth:`JudgeComparison.paired`.
+_SYSTEM_METRIC = "spearman_system"
 
 
 @dataclass(slots=True)
@@ -202,12 +209,16 @@ class JudgeComparison:
 
         - Per-document metrics (``spearman_per_group``, ``kendall_per_group``): each
           document's correlation for each judge (:func:`scipy.stats.spearmanr`,
-          :func:`scipy.stats.kendalltau`; documents with fewer than 3 items, or where either
-          judge's correlation is undefined, left out), the mean of the per-document
+          :func:`scipy.stats.kendalltau`; documents with fewer than 3 items or equal labels
+          left out; a document whose scores a judge gives all alike counts 0 for that
+          judge, which ranks none of its summaries), the mean of the per-document
           differences, documents resampled with a seeded numpy Generator.
         - Pooled metrics (``spearman``, ``kendall``, ``pearson``, ``auroc`` for boolean
           labels): both judges' figures on each resample of documents (or items), as
           :func:`~evaltoolkit.meta.agreement_change` computes a change.
+        - ``spearman_system`` (data with a ``system_id``): each system's mean score against
+          its mean label, over systems; the boot-both interval resamples documents and
+          systems together (Deutsch, Dror and Roth 2021).
 
         Args:
             a: One judge's name.
@@ -220,7 +231,9 @@ class JudgeComparison:
         Returns:
             One row: ``judge_a``, ``judge_b``, ``metric``, ``agreement_a``,
             ``agreement_b``, ``difference`` (a - b), ``ci_low``, ``ci_high``, ``n`` (items
-            used) and ``groups`` (documents used; NaN without a group).
+            used), ``groups`` (documents used, systems for ``spearman_system``; NaN without
+            a group) and ``note`` (fewer than 10 documents, items or systems, or documents a
+            judge scored alike; else "").
 
         Raises:
             ConfigurationError: An unknown judge or metric.
@@ -245,10 +258,16 @@ class JudgeComparison:
 
         first, second = self._judge(a), self._judge(b)
         chosen = metric or str(self.leaderboard.attrs.get("metric", "spearman"))
-        if chosen not in _PER_GROUP_METRICS and chosen not in _POOLED_METRICS:
+        known = [*_PER_GROUP_METRICS, *_POOLED_METRICS, _SYSTEM_METRIC]
+        if chosen not in known:
             raise ConfigurationError(
-                f"paired: unknown metric {chosen!r}; choose one of "
-                f"{', '.join([*_PER_GROUP_METRICS, *_POOLED_METRICS])}"
+                f"paired: unknown metric {chosen!r}; choose one of {', '.join(known)}"
+            )
+        systems = first.scores.get(SYSTEM_COLUMN)
+        if chosen == _SYSTEM_METRIC and systems is None:
+            raise ConfigurationError(
+                f"paired: {chosen} needs a {SYSTEM_COLUMN!r} column in the data; use "
+                "metric='spearman'"
             )
         if chosen in _PER_GROUP_METRICS and self.group is None:
             raise ConfigurationError(
@@ -268,7 +287,19 @@ class JudgeComparison:
         labels = first.scores[self.label].astype(float).to_numpy()
         usable = np.isfinite(scores_a) & np.isfinite(scores_b) & np.isfinite(labels)
         groups = first.scores[self.group].to_numpy()[usable] if self.group else None
-        if chosen in _PER_GROUP_METRICS:
+        if chosen == _SYSTEM_METRIC:
+            assert systems is not None
+            values = _paired_system(
+                scores_a[usable],
+                scores_b[usable],
+                labels[usable],
+                systems.to_numpy()[usable],
+                groups,
+                n_bootstrap=n_bootstrap,
+                confidence=confidence,
+                seed=seed,
+            )
+        elif chosen in _PER_GROUP_METRICS:
             assert groups is not None
             values = _paired_per_group(
                 scores_a[usable],
@@ -307,54 +338,82 @@ def _paired_per_group(
     seed: int,
 ) -> dict[str, Any]:
     """Per-document correlations of two judges, the mean difference and its interval."""
-    import warnings
-
     import numpy as np
     import pandas as pd
-    from scipy import stats
 
-    correlate = stats.spearmanr if statistic == "spearman" else stats.kendalltau
-    codes, uniques = pd.factorize(pd.Series(list(groups), dtype=object))
-    per_a, per_b, sizes = [], [], []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # a constant score or label in a document: NaN, left out
-        for code in range(len(uniques)):
-            members = codes == code
-            if members.sum() < _MIN_GROUP_SIZE:
-                continue
-            value_a = float(correlate(scores_a[members], labels[members])[0])
-            value_b = float(correlate(scores_b[members], labels[members])[0])
-            if math.isfinite(value_a) and math.isfinite(value_b):
-                per_a.append(value_a)
-                per_b.append(value_b)
-                sizes.append(int(members.sum()))
-    if not per_a:
-        return {
-            "agreement_a": math.nan,
-            "agreement_b": math.nan,
-            "difference": math.nan,
-            "ci_low": math.nan,
-            "ci_high": math.nan,
-            "n": 0,
-            "groups": 0.0,
-        }
-    values_a, values_b = np.array(per_a), np.array(per_b)
-    differences = values_a - values_b
-    low, high = math.nan, math.nan
-    if n_bootstrap > 0 and len(differences) > 1:
-        from ._resample import percentile_interval
+    from ._levels import paired_per_group
 
-        generator = np.random.default_rng(seed)
-        drawn = generator.integers(0, len(differences), size=(n_bootstrap, len(differences)))
-        low, high = percentile_interval(differences[drawn].mean(axis=1), confidence)
+    codes = np.asarray(pd.factorize(pd.Series(list(groups), dtype=object))[0], dtype=np.intp)
+    row = paired_per_group(
+        scores_b,  # "before": the change after - before is then a - b
+        scores_a,
+        labels,
+        codes,
+        statistic=statistic,
+        n_bootstrap=n_bootstrap,
+        confidence=confidence,
+        seed_sequence=np.random.SeedSequence(seed),
+    )
+    notes = [few_note(int(row["groups"]), "documents")]
+    for name, which in (("a", "after"), ("b", "before")):
+        if row[f"constant_{which}"]:
+            notes.append(
+                f"judge {name} scored all the items of {row[f'constant_{which}']} of "
+                f"{int(row['groups'])} documents alike (each counted as 0)"
+            )
     return {
-        "agreement_a": float(values_a.mean()),
-        "agreement_b": float(values_b.mean()),
-        "difference": float(differences.mean()),
-        "ci_low": low,
-        "ci_high": high,
-        "n": int(sum(sizes)),
-        "groups": float(len(differences)),
+        "agreement_a": row["after"],
+        "agreement_b": row["before"],
+        "difference": row["change"],
+        "ci_low": row["change_ci_low"],
+        "ci_high": row["change_ci_high"],
+        "n": row["n"],
+        "groups": row["groups"],
+        "note": "; ".join(note for note in notes if note),
+    }
+
+
+def _paired_system(
+    scores_a: Any,
+    scores_b: Any,
+    labels: Any,
+    systems: Any,
+    groups: Any,
+    *,
+    n_bootstrap: int,
+    confidence: float,
+    seed: int,
+) -> dict[str, Any]:
+    """System-level Spearman of two judges on the same boot-both resamples."""
+    import numpy as np
+    import pandas as pd
+
+    from ._levels import paired_system
+
+    def codes(values: Any) -> Any:
+        return np.asarray(pd.factorize(pd.Series(list(values), dtype=object))[0], dtype=np.intp)
+
+    units = codes(groups) if groups is not None else np.arange(len(labels))
+    row = paired_system(
+        scores_b,
+        scores_a,
+        labels,
+        codes(systems),
+        units,
+        statistic="spearman",
+        n_bootstrap=n_bootstrap,
+        confidence=confidence,
+        seed_sequence=np.random.SeedSequence(seed),
+    )
+    return {
+        "agreement_a": row["after"],
+        "agreement_b": row["before"],
+        "difference": row["change"],
+        "ci_low": row["change_ci_low"],
+        "ci_high": row["change_ci_high"],
+        "n": row["n"],
+        "groups": row["groups"],
+        "note": few_note(int(row["groups"]), "systems"),
     }
 
 
@@ -396,6 +455,7 @@ def _paired_pooled(
             + (" (AUROC needs a boolean label)" if metric == "auroc" else "")
         )
     row = rows[0]
+    units = int(row["n"]) if groups is None else int(row["groups"])
     return {
         "agreement_a": row["after"],
         "agreement_b": row["before"],
@@ -404,6 +464,7 @@ def _paired_pooled(
         "ci_high": row["change_ci_high"],
         "n": row["n"],
         "groups": row["groups"],
+        "note": few_note(units, "items" if groups is None else "documents"),
     }
 
 
@@ -513,6 +574,10 @@ def _leaderboard_row(
             "mean_latency_s": math.fsum(latencies) / len(latencies) if latencies else math.nan,
         }
     )
+    if primary == "spearman_per_group":
+        row["note"] = few_note(int(row.get("groups", 0)), "documents")
+    else:
+        row["note"] = few_note(int(row["n"]), "items")
     return row
 
 
@@ -649,6 +714,8 @@ async def ajudge_comparison(
         "agreement", ascending=False, na_position="last", kind="stable"
     ).reset_index(drop=True)
     leaderboard.insert(0, "rank", range(1, len(leaderboard) + 1))
+    for column in ("tied", "vs_best", "vs_best_ci_low", "vs_best_ci_high"):
+        leaderboard[column] = False if column == "tied" else math.nan
     metric_columns = [
         column
         for column in leaderboard.columns
@@ -668,7 +735,78 @@ async def ajudge_comparison(
         "group": group,
         "metric": str(leaderboard["metric"].iloc[0]),
     }
-    return JudgeComparison(leaderboard=leaderboard, pairwise=pairwise, evaluations=evaluations)
+    comparison = JudgeComparison(
+        leaderboard=leaderboard, pairwise=pairwise, evaluations=evaluations
+    )
+    _rank_by_paired_intervals(comparison, n_bootstrap=n_bootstrap, confidence=confidence, seed=seed)
+    return comparison
+
+
+def _rank_by_paired_intervals(
+    comparison: JudgeComparison, *, n_bootstrap: int, confidence: float, seed: int
+) -> None:
+    """Rank each judge 1 + the number of judges that beat it on a paired interval.
+
+    A judge beats another when the paired interval of their difference
+    (:meth:`JudgeComparison.paired`, the ranking metric) lies wholly on its side of 0 and
+    rests on at least :data:`FEW_UNITS` documents (items without documents). Judges no other
+    judge beats share rank 1, and so on; ``tied`` marks a rank held by several judges, and
+    ``vs_best`` (with its interval) is each judge's paired difference to the first one.
+    Judges without a figure come last.
+    """
+    board = comparison.leaderboard
+    metric = str(board.attrs["metric"])
+    names = [str(name) for name in board["judge"]]
+    finite = [name for name, value in zip(names, board["agreement"], strict=True) if value == value]
+    if n_bootstrap == 0 or len(finite) < 2:
+        board.attrs["ranking"] = (
+            "by the point estimates only (n_bootstrap=0): no paired interval tells the judges apart"
+            if n_bootstrap == 0
+            else "one judge with a figure: nothing to tell apart"
+        )
+        return
+    beaten = dict.fromkeys(names, 0)
+    for position, better in enumerate(finite):
+        for worse in finite[position + 1 :]:
+            row = comparison.paired(
+                better,
+                worse,
+                metric=metric,
+                n_bootstrap=n_bootstrap,
+                confidence=confidence,
+                seed=seed,
+            ).iloc[0]
+            units = row["n"] if row["groups"] != row["groups"] else row["groups"]
+            if units < FEW_UNITS:
+                continue
+            if row["ci_low"] > 0:
+                beaten[worse] += 1
+            elif row["ci_high"] < 0:
+                beaten[better] += 1
+    ranks = {name: 1 + beaten[name] for name in finite}
+    for name in names:
+        ranks.setdefault(name, len(finite) + 1)
+    best = finite[0]
+    for index, name in enumerate(names):
+        board.loc[index, "rank"] = ranks[name]
+        board.loc[index, "tied"] = sum(rank == ranks[name] for rank in ranks.values()) > 1
+        if name != best and name in finite:
+            row = comparison.paired(
+                name,
+                best,
+                metric=metric,
+                n_bootstrap=n_bootstrap,
+                confidence=confidence,
+                seed=seed,
+            ).iloc[0]
+            board.loc[index, "vs_best"] = row["difference"]
+            board.loc[index, "vs_best_ci_low"] = row["ci_low"]
+            board.loc[index, "vs_best_ci_high"] = row["ci_high"]
+    board.attrs["ranking"] = (
+        f"a judge ranks below another only when the paired {confidence:.0%} interval of their "
+        f"{metric} difference excludes 0 over at least {FEW_UNITS} documents (items without "
+        "documents); judges no interval separates share a rank (tied)"
+    )
 
 
 def judge_comparison(
