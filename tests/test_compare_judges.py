@@ -435,3 +435,57 @@ def test_judges_that_the_paired_interval_cannot_tell_apart_share_a_rank() -> Non
     )
     assert list(plain["rank"]) == [1, 2, 3]
     assert "point estimates" in plain.attrs["ranking"]
+
+
+def test_williams_test_matches_the_published_worked_example() -> None:
+    # Silver, Hittner and May (2006), depcor, as cocor's tests check it: r_jk = .3,
+    # r_jh = .4, r_kh = .5, n = 100 gives t = -1.0767 (97 df), two-sided p = .2843.
+    result = et.meta.williams_test(0.3, 0.4, 0.5, 100)
+    assert round(result.statistic, 4) == -1.0767
+    assert result.df == 97
+    assert round(result.p_value, 4) == 0.2843
+    assert et.meta.williams_test(0.4, 0.3, 0.5, 100).statistic == pytest.approx(1.0767, abs=1e-4)
+    with pytest.raises(ConfigurationError, match="at least 4"):
+        et.meta.williams_test(0.3, 0.4, 0.5, 3)
+
+
+def test_compare_judges_adds_williams_test_of_each_pair() -> None:
+    frame = _rated_frame(documents=12, per_document=5)
+    frame["system_id"] = [f"s{i % 5}" for i in range(len(frame))]
+    generator = np.random.default_rng(4)
+    human = frame["human"].to_numpy()
+    ratings = {
+        "close": list(human + generator.normal(0, 0.8, size=len(frame))),
+        "far": list(human + generator.normal(0, 3.0, size=len(frame))),
+    }
+    board = et.compare_judges(
+        frame,
+        _rating_judges(ratings),
+        label="human",
+        task="textual-difference",
+        n_bootstrap=0,
+        williams=True,
+        progress=False,
+    )
+    pair = pd.DataFrame(board.attrs["pairwise"]).iloc[0]
+    close, far = np.array(ratings["close"]), np.array(ratings["far"])
+    expected = et.meta.williams_test(
+        stats.spearmanr(close, human).statistic,
+        stats.spearmanr(far, human).statistic,
+        stats.spearmanr(close, far).statistic,
+        len(frame),
+    )
+    assert (pair["williams_t"], pair["williams_p"]) == pytest.approx(
+        (expected.statistic, expected.p_value)
+    )
+    assert pair["williams_p"] < 0.05
+    means = pd.DataFrame({"a": close, "b": far, "h": human, "s": frame["system_id"]})
+    means = means.groupby("s").mean()
+    over_systems = et.meta.williams_test(
+        stats.spearmanr(means["a"], means["h"]).statistic,
+        stats.spearmanr(means["b"], means["h"]).statistic,
+        stats.spearmanr(means["a"], means["b"]).statistic,
+        5,
+    )
+    assert pair["williams_system_p"] == pytest.approx(over_systems.p_value, nan_ok=True)
+    assert pair["systems"] == 5

@@ -65,6 +65,7 @@ from ._loaders import load_qa_equivalence, load_sentence_pairs, load_summeval, l
 from ._paired import compare_runs, paired_scores
 from ._reliability import cohen_kappa, krippendorff_alpha
 from ._repeatability import Repeatability, arepeatability, repeatability
+from ._williams import WilliamsTest, williams_test
 
 __all__ = [
     "AGREEMENT_METRICS",
@@ -78,6 +79,7 @@ __all__ = [
     "LabelScale",
     "MetaEvaluation",
     "Repeatability",
+    "WilliamsTest",
     "acompare_judges",
     "agreement",
     "agreement_change",
@@ -110,6 +112,7 @@ __all__ = [
     "repeatability",
     "text_hash",
     "tune_test_split",
+    "williams_test",
     "with_human_labels",
 ]
 

@@ -25,6 +25,7 @@ from ._evaluate import SYSTEM_COLUMN, MetaEvaluation, Task, ameta_evaluate
 from ._labels import with_human_labels
 from ._resample import FEW_UNITS, few_note
 from ._system import SYSTEM_LEVEL
+from ._williams import WilliamsTest, williams_test
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -585,7 +586,9 @@ def _pairwise(
     evaluations: Mapping[str, MetaEvaluation],
     score: str,
     group: str | None,
+    label: str,
     *,
+    williams: bool,
     n_bootstrap: int,
     confidence: float,
     seed: int,
@@ -596,16 +599,22 @@ def _pairwise(
     columns += ["kendall", "kendall_ci_low", "kendall_ci_high", "pearson"]
     if group is not None:
         columns += ["spearman_per_group", "groups"]
+    first = next(iter(evaluations.values()))
+    systems = SYSTEM_COLUMN in first.scores.columns
+    if williams:
+        columns += ["williams_t", "williams_p"]
+        if systems:
+            columns += ["williams_system_t", "williams_system_p", "systems"]
     rows = []
-    for first, second in itertools.combinations(evaluations, 2):
+    for first_name, second_name in itertools.combinations(evaluations, 2):
         frame = pd.DataFrame(
             {
-                "a": evaluations[first].scores[score].astype(float).to_numpy(),
-                "b": evaluations[second].scores[score].astype(float).to_numpy(),
+                "a": evaluations[first_name].scores[score].astype(float).to_numpy(),
+                "b": evaluations[second_name].scores[score].astype(float).to_numpy(),
             }
         )
         if group is not None:
-            frame["group"] = evaluations[first].scores[group].to_numpy()
+            frame["group"] = evaluations[first_name].scores[group].to_numpy()
         table = agreement(
             frame,
             "a",
@@ -615,7 +624,7 @@ def _pairwise(
             confidence=confidence,
             seed=seed,
         )
-        row: dict[str, Any] = {"judge_a": first, "judge_b": second}
+        row: dict[str, Any] = {"judge_a": first_name, "judge_b": second_name}
         pooled = table[table["level"] == "pooled"]
         row["n"] = int(pooled["n"].iloc[0]) if len(pooled) else 0
         for metric in ("spearman", "kendall"):
@@ -627,8 +636,46 @@ def _pairwise(
             row["spearman_per_group"] = _metric_value(table, "spearman", "per_group")[0]
             per_group = table[(table["level"] == "per_group") & (table["metric"] == "spearman")]
             row["groups"] = int(per_group["groups"].iloc[0]) if len(per_group) else 0
+        if williams:
+            frame["label"] = first.scores[label].astype(float).to_numpy()
+            if systems:
+                frame["system"] = first.scores[SYSTEM_COLUMN].to_numpy()
+            row.update(_williams_columns(frame, systems))
         rows.append(row)
     return pd.DataFrame(rows, columns=columns)
+
+
+def _williams_columns(frame: pd.DataFrame, systems: bool) -> dict[str, Any]:
+    """Williams' test of the two judges' Spearman with the label: over items, over systems."""
+    import warnings
+
+    from scipy import stats
+
+    usable = frame.dropna(subset=["a", "b", "label"])
+
+    def test(table: pd.DataFrame) -> WilliamsTest:
+        if len(table) < 4:
+            return WilliamsTest(math.nan, max(len(table) - 3, 0), math.nan)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a constant judge: NaN, and so is the test
+            r_a = float(stats.spearmanr(table["a"], table["label"]).statistic)
+            r_b = float(stats.spearmanr(table["b"], table["label"]).statistic)
+            r_ab = float(stats.spearmanr(table["a"], table["b"]).statistic)
+        return williams_test(r_a, r_b, r_ab, len(table))
+
+    pooled = test(usable)
+    columns: dict[str, Any] = {"williams_t": pooled.statistic, "williams_p": pooled.p_value}
+    if systems:
+        means = usable.groupby("system")[["a", "b", "label"]].mean()
+        system = test(means)
+        columns.update(
+            {
+                "williams_system_t": system.statistic,
+                "williams_system_p": system.p_value,
+                "systems": len(means),
+            }
+        )
+    return columns
 
 
 async def ajudge_comparison(
@@ -647,6 +694,7 @@ async def ajudge_comparison(
     concurrency: int = 8,
     progress: bool = True,
     labels: str | os.PathLike[str] | pd.DataFrame | None = None,
+    williams: bool = False,
     **columns: str | None,
 ) -> JudgeComparison:
     """The async twin of :func:`judge_comparison`."""
@@ -723,7 +771,14 @@ async def ajudge_comparison(
     ]
     leaderboard = leaderboard[[*LEADING_COLUMNS, *metric_columns, *TRAILING_COLUMNS]]
     pairwise = _pairwise(
-        evaluations, chosen, group, n_bootstrap=n_bootstrap, confidence=confidence, seed=seed
+        evaluations,
+        chosen,
+        group,
+        label,
+        williams=williams,
+        n_bootstrap=n_bootstrap,
+        confidence=confidence,
+        seed=seed,
     )
     # Plain values only: pandas deep-copies attrs on every operation and compares them when
     # combining frames (a DataFrame there would break board.merge(...)).
@@ -825,6 +880,7 @@ def judge_comparison(
     concurrency: int = 8,
     progress: bool = True,
     labels: str | os.PathLike[str] | pd.DataFrame | None = None,
+    williams: bool = False,
     **columns: str | None,
 ) -> JudgeComparison:
     """:func:`compare_judges`, keeping what is behind the leaderboard: each judge's run.
@@ -864,6 +920,7 @@ def judge_comparison(
             concurrency=concurrency,
             progress=progress,
             labels=labels,
+            williams=williams,
             **columns,
         )
     )
@@ -885,6 +942,7 @@ def compare_judges(
     concurrency: int = 8,
     progress: bool = True,
     labels: str | os.PathLike[str] | pd.DataFrame | None = None,
+    williams: bool = False,
     **columns: str | None,
 ) -> pd.DataFrame:
     """Score one labelled data set with several judges and rank them by agreement with the label.
@@ -946,6 +1004,12 @@ def compare_judges(
         labels: A labels file made with the Annotator (or the frame of
             :func:`~evaltoolkit.meta.read_labels`) as the label source: ``label`` names a
             label in it, resolved per item from its annotators; only labelled items count.
+        williams: Add Williams' test (:func:`~evaltoolkit.meta.williams_test`) of each pair
+            of judges' Spearman with the label to the pairwise records: ``williams_t`` and
+            ``williams_p`` over the items both scored, and with a ``system_id`` column
+            ``williams_system_t``, ``williams_system_p`` over the systems' means (as WMT's
+            metrics task reads it) and ``systems``. The test treats items as independent;
+            with documents, the leaderboard's paired bootstrap is the one to read.
         **columns: ``source_col``, ``summary_col``, ``question_col``, ``answer_col``,
             ``reference_col`` (see :func:`~evaltoolkit.meta.meta_evaluate`).
 
@@ -983,6 +1047,7 @@ def compare_judges(
             concurrency=concurrency,
             progress=progress,
             labels=labels,
+            williams=williams,
             **columns,
         )
     )
@@ -1004,6 +1069,7 @@ async def acompare_judges(
     concurrency: int = 8,
     progress: bool = True,
     labels: str | os.PathLike[str] | pd.DataFrame | None = None,
+    williams: bool = False,
     **columns: str | None,
 ) -> pd.DataFrame:
     """The leaderboard of :func:`compare_judges` (its async twin)."""
@@ -1022,6 +1088,7 @@ async def acompare_judges(
         concurrency=concurrency,
         progress=progress,
         labels=labels,
+        williams=williams,
         **columns,
     )
     return comparison.leaderboard
