@@ -722,3 +722,29 @@ def test_kappa_of_fractions_is_the_kappa_of_their_positions() -> None:
         assert cohen_kappa(first, second, weights=weights) == pytest.approx(  # type: ignore[arg-type]
             cohen_kappa([4 * v for v in first], [4 * v for v in second], weights=weights)  # type: ignore[arg-type]
         )
+
+
+def test_weighted_kappa_says_which_label_values_it_weighs() -> None:
+    # Issue 32: with the value 3 unused, kappa equals scikit-learn's only with
+    # labels=[1, 2, 3, 4, 5]; its default (the values used) gives another figure. The table
+    # names the values, and cohen_kappa takes them.
+    from sklearn.metrics import cohen_kappa_score
+
+    judge = [1, 2, 2, 4, 5, 5, 4, 1, 2, 5, 4, 4]
+    human = [1, 2, 2, 4, 5, 4, 4, 1, 2, 5, 5, 4]
+    on_scale = cohen_kappa_score(judge, human, weights="quadratic", labels=[1, 2, 3, 4, 5])
+    on_used = cohen_kappa_score(judge, human, weights="quadratic")
+    assert on_scale != pytest.approx(on_used, abs=0.01)
+    assert cohen_kappa(judge, human, weights="quadratic") == pytest.approx(on_scale)
+    assert cohen_kappa(judge, human, weights="quadratic", labels=[1, 2, 4, 5]) == pytest.approx(
+        on_used
+    )
+    assert cohen_kappa(judge, human, weights="linear", labels=range(1, 8)) == pytest.approx(
+        cohen_kappa_score(judge, human, weights="linear", labels=list(range(1, 8)))
+    )
+    with pytest.raises(ConfigurationError, match="not among labels"):
+        cohen_kappa(judge, human, weights="quadratic", labels=[1, 2, 3])
+    table = agreement(pd.DataFrame({"judge": judge, "human": human}), "judge", "human")
+    row = table.query("metric == 'kappa_quadratic'").iloc[0]
+    assert row["value"] == pytest.approx(on_scale)
+    assert "on the values 1, 2, 3, 4, 5 (scikit-learn's labels=[1, 2, 3, 4, 5]" in row["note"]
