@@ -460,12 +460,24 @@ def _print_agreement(evaluation: Any) -> None:
             "baseline": "no judgement: a random score, the majority label",
         }.get(str(level), "pooled")
         print(f"  {score} [{scope}, n={used}, skipped={int(rows['skipped'].iloc[0])}]")
+        notes: dict[str, None] = {}
         for row in rows.itertuples():
             at = "" if math.isnan(row.threshold) else f" @ {row.threshold:.3g}"
-            print(
-                f"    {row.metric + at:<22} {row.value: .3f}  "
-                f"[{row.ci_low: .3f}, {row.ci_high: .3f}]"
+            # A figure on too few units keeps its value; its interval is not shown as if
+            # it meant something (two items give [-1.000, -1.000]).
+            few = "too few" in row.note
+            interval = (
+                f"(too few {'groups' if level in ('per_group', 'system') else 'items'} for an "
+                "interval)"
+                if few
+                else f"[{row.ci_low: .3f}, {row.ci_high: .3f}]"
             )
+            print(f"    {row.metric + at:<22} {row.value: .3f}  {interval}")
+            for part in str(row.note).split("; "):
+                if part and (few or "too few" not in part):
+                    notes[part if "too few" in part else f"{row.metric}: {part}"] = None
+        for note in notes:
+            print(f"    note: {note}")
 
 
 def _constant(values: pd.Series) -> tuple[bool, Any]:
