@@ -830,7 +830,8 @@ def _compare(args: argparse.Namespace) -> int:
         seed=args.seed,
     )
     print(f"A: {first}\nB: {second}")
-    print(table.to_string(index=False, float_format=lambda value: f"{value:.4g}"))
+    shown = table.drop(columns=["test", "note"])  # each said in words below
+    print(shown.to_string(index=False, float_format=lambda value: f"{value:.4g}"))
     for row in table.to_dict(orient="records"):
         print(
             f"{row['score']}: B - A = {row['difference']:+.4f} "
@@ -838,6 +839,7 @@ def _compare(args: argparse.Namespace) -> int:
             f"p = {row['p_value']:.3g} ({row['test']}); B higher on {row['wins']}, equal on "
             f"{row['ties']}, lower on {row['losses']} of {row['n_pairs']} pairs"
             + (f" ({row['failed']} left out: failed in a run)" if row["failed"] else "")
+            + (f"; note: {row['note']}" if row["note"] else "")
         )
     return 0
 

@@ -291,6 +291,7 @@ def test_with_groups_the_p_value_is_a_test_over_groups(
     assert main(["compare", str(first), str(second), "--group", "doc_id"]) == 0
     printed = capsys.readouterr().out
     assert "p = 0.0625 (Wilcoxon signed-rank over 5 doc_id groups" in printed
+    assert "note: only 5 doc_id groups (fewer than 10): too few for a firm figure" in printed
     assert "5e-" not in printed
 
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError
 from ..records import EvalResult, ItemResult, read_results, to_json_text
+from ._resample import few_note
 
 if TYPE_CHECKING:
     import numpy as np
@@ -48,6 +49,7 @@ COMPARISON_COLUMNS = (
     "n_pairs",
     "failed",
     "groups",
+    "note",
 )
 _AXIS_SUFFIX = "_score"
 _SHOWN_IDS = 3
@@ -433,8 +435,9 @@ def compare_runs(
         One row per score column: ``score``, ``mean_a``, ``mean_b``, ``difference``,
         ``ci_low``, ``ci_high``, ``p_value``, ``test`` (what the p-value tests over, e.g.
         ``"Wilcoxon signed-rank over 5 doc_id groups (their mean differences)"``), ``wins``,
-        ``ties``, ``losses``, ``n_pairs``, ``failed`` and ``groups`` (groups among the
-        pairs; NaN without ``group``).
+        ``ties``, ``losses``, ``n_pairs``, ``failed``, ``groups`` (groups among the
+        pairs; NaN without ``group``) and ``note`` (fewer than 10 pairs, or groups: too few
+        for a firm figure; else "").
 
     Raises:
         ConfigurationError: The runs hold different items or different inputs for one id
@@ -501,6 +504,9 @@ def compare_runs(
                 "n_pairs": len(used),
                 "failed": int(block["failed"].sum()),
                 "groups": groups,
+                "note": few_note(len(used), "pairs")
+                if group is None
+                else few_note(int(groups), f"{group} groups"),
             }
         )
     return pd.DataFrame(rows, columns=list(COMPARISON_COLUMNS))
