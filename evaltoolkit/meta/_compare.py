@@ -116,6 +116,11 @@ class JudgeComparison:
         group = self.leaderboard.attrs.get("group")
         return None if group is None else str(group)
 
+    def _column(self, name: str) -> str:
+        """The score column of judge ``name`` compared (its final score for a baseline)."""
+        columns = self.leaderboard.attrs.get("columns") or {}
+        return str(columns.get(name, self.score))
+
     def _judge(self, name: str) -> MetaEvaluation:
         if name not in self.evaluations:
             raise ConfigurationError(
@@ -152,7 +157,7 @@ class JudgeComparison:
                 raise ConfigurationError(
                     f"judge {name!r} has the name of an item field; rename the judge"
                 )
-            table[name] = evaluation.scores[self.score].astype(float).to_numpy()
+            table[name] = evaluation.scores[self._column(name)].astype(float).to_numpy()
         return table
 
     def disagreements(self, a: str, b: str, *, top: int | None = 10) -> pd.DataFrame:
@@ -249,8 +254,8 @@ class JudgeComparison:
             ...     label="human_score", score="coverage", source_col="input",
             ...     summary_col="output", n_bootstrap=0, progress=False)
             >>> row = comparison.paired("default", "strict", n_bootstrap=200).iloc[0]
-            >>> row["metric"], float(row["groups"])
-            ('spearman_per_group', 3.0)
+            >>> row["metric"], float(row["groups"])  # a document scored alike counts 0
+            ('spearman_per_group', 5.0)
             >>> bool(row["ci_low"] <= row["difference"] <= row["ci_high"])
             True
         """
@@ -283,8 +288,8 @@ class JudgeComparison:
             raise ConfigurationError(
                 f"paired: confidence must lie strictly between 0 and 1, got {confidence!r}"
             )
-        scores_a = first.scores[self.score].astype(float).to_numpy()
-        scores_b = second.scores[self.score].astype(float).to_numpy()
+        scores_a = first.scores[self._column(a)].astype(float).to_numpy()
+        scores_b = second.scores[self._column(b)].astype(float).to_numpy()
         labels = first.scores[self.label].astype(float).to_numpy()
         usable = np.isfinite(scores_a) & np.isfinite(scores_b) & np.isfinite(labels)
         groups = first.scores[self.group].to_numpy()[usable] if self.group else None
@@ -469,25 +474,56 @@ def _paired_pooled(
     }
 
 
-def _task_of(judges: Mapping[str, Scorer], task: Task | None) -> ScorerSpec:
-    if task is not None:
-        return scorer_spec(task, what="task")
+def _tasks_of(judges: Mapping[str, Scorer], task: Task | None) -> dict[str, ScorerSpec]:
+    """Each judge's registered scorer: judges of one layout (a task and its baselines)."""
+    given = None if task is None else scorer_spec(task, what="task")
     found: dict[str, ScorerSpec] = {}
     for name, judge in judges.items():
         spec = scorer_spec_of(judge)
-        if spec is None:
+        if spec is None and given is None:
             raise ConfigurationError(
                 f"judge {name!r} is a {type(judge).__name__}, whose task is unknown; pass "
                 f"task= (one of {', '.join(scorer_ids())})"
             )
+        if spec is None or (given is not None and spec.layout != given.layout):
+            assert given is not None
+            spec = given
         found[name] = spec
-    tasks = {spec.id for spec in found.values()}
-    if len(tasks) > 1:
+    if len({spec.layout for spec in found.values()}) > 1:
         kinds = {name: spec.id for name, spec in found.items()}
         raise ConfigurationError(
-            f"the judges score different tasks ({kinds}); compare judges of one task"
+            f"the judges score different tasks ({kinds}); compare judges of one task (and "
+            "the baselines of its layout)"
         )
-    return found[next(iter(found))]
+    return found
+
+
+def _compared_columns(evaluations: Mapping[str, MetaEvaluation], chosen: str) -> dict[str, str]:
+    """Each judge's column for ``chosen``: its own, or its final score for the first's.
+
+    A baseline names its final score after itself (``score_token_f1``) where the task's
+    judge names it after the task (``score_answer_similarity``): both are the final score.
+    """
+    first = next(iter(evaluations.values()))
+    final = _final_column(first)
+    columns = {}
+    for name, evaluation in evaluations.items():
+        if chosen in evaluation.score_columns:
+            columns[name] = chosen
+        elif chosen == final and _final_column(evaluation) is not None:
+            columns[name] = str(_final_column(evaluation))
+        else:
+            raise ConfigurationError(
+                f"judge {name!r} has no {chosen!r} score (its scores: "
+                f"{', '.join(evaluation.score_columns)}); compare the judges on a score they "
+                "all have, such as their final score"
+            )
+    return columns
+
+
+def _final_column(evaluation: MetaEvaluation) -> str | None:
+    """The column holding an evaluation's final score (the last one read)."""
+    return evaluation.score_columns[-1] if evaluation.score_columns else None
 
 
 def _check_judges(judges: Mapping[str, Scorer]) -> dict[str, Scorer]:
@@ -584,7 +620,7 @@ def _leaderboard_row(
 
 def _pairwise(
     evaluations: Mapping[str, MetaEvaluation],
-    score: str,
+    compared: Mapping[str, str],
     group: str | None,
     label: str,
     *,
@@ -609,8 +645,11 @@ def _pairwise(
     for first_name, second_name in itertools.combinations(evaluations, 2):
         frame = pd.DataFrame(
             {
-                "a": evaluations[first_name].scores[score].astype(float).to_numpy(),
-                "b": evaluations[second_name].scores[score].astype(float).to_numpy(),
+                "a": evaluations[first_name].scores[compared[first_name]].astype(float).to_numpy(),
+                "b": evaluations[second_name]
+                .scores[compared[second_name]]
+                .astype(float)
+                .to_numpy(),
             }
         )
         if group is not None:
@@ -708,7 +747,8 @@ async def ajudge_comparison(
             f"{', '.join(sorted(_COLUMN_OPTIONS))}, and each judge's model options belong on "
             "its scorer"
         )
-    spec = _task_of(named, task)
+    specs = _tasks_of(named, task)
+    spec = next(iter(specs.values()))
     frame = as_table(data, who="compare_judges")
     if limit is not None:
         frame = frame.head(limit)
@@ -717,17 +757,15 @@ async def ajudge_comparison(
         frame = with_human_labels(frame, labels, label=label)
     if group is None and spec.group is not None and spec.group in frame.columns:
         group = spec.group
-    if threshold is None:
-        threshold = spec.threshold
     evaluations: dict[str, MetaEvaluation] = {}
     for name, judge in named.items():
         evaluations[name] = await ameta_evaluate(
             frame,
-            task=spec.id,
+            task=specs[name].id,
             label=label,
             group=group,
             scorer=judge,
-            threshold=threshold,
+            threshold=threshold if threshold is not None else specs[name].threshold,
             n_bootstrap=0,
             concurrency=concurrency,
             progress=progress,
@@ -743,20 +781,21 @@ async def ajudge_comparison(
         raise ConfigurationError(
             f"score={chosen!r} is not a score of this task; choose one of {first.score_columns}"
         )
+    compared = _compared_columns(evaluations, chosen)
     rows = []
     for name, evaluation in evaluations.items():
         table = agreement(
             evaluation.scores,
-            chosen,
+            compared[name],
             label,
             group=group,
-            threshold=threshold,
+            threshold=threshold if threshold is not None else specs[name].threshold,
             n_bootstrap=n_bootstrap,
             confidence=confidence,
             seed=seed,
             system=SYSTEM_COLUMN if SYSTEM_COLUMN in evaluation.scores.columns else None,
         )
-        rows.append(_leaderboard_row(name, evaluation, table, chosen, group))
+        rows.append(_leaderboard_row(name, evaluation, table, compared[name], group))
     leaderboard = pd.DataFrame(rows)
     leaderboard = leaderboard.sort_values(
         "agreement", ascending=False, na_position="last", kind="stable"
@@ -772,7 +811,7 @@ async def ajudge_comparison(
     leaderboard = leaderboard[[*LEADING_COLUMNS, *metric_columns, *TRAILING_COLUMNS]]
     pairwise = _pairwise(
         evaluations,
-        chosen,
+        compared,
         group,
         label,
         williams=williams,
@@ -789,6 +828,7 @@ async def ajudge_comparison(
         "score": chosen,
         "group": group,
         "metric": str(leaderboard["metric"].iloc[0]),
+        "columns": compared,
     }
     comparison = JudgeComparison(
         leaderboard=leaderboard, pairwise=pairwise, evaluations=evaluations

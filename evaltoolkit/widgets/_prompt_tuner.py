@@ -28,7 +28,7 @@ from ..meta import (
 )
 from ..records import EvalResult, ItemResult
 from ..runner import arun_evals
-from ..scorers import JudgedScorer, Scorer, find_scorer_spec
+from ..scorers import JudgedScorer, Scorer, create_scorer, find_scorer_spec
 from ._base import View, ipywidgets
 
 if TYPE_CHECKING:
@@ -231,6 +231,7 @@ class PromptTuner(View):
         group: str | None = None,
         axis: str = "score",
         level: str | None = None,
+        baseline: Scorer | str | None = "auto",
     ) -> None:
         """Build the view (nothing is scored until Run).
 
@@ -256,6 +257,12 @@ class PromptTuner(View):
                 system's mean, over systems; needs a ``system_id`` field). Default: per
                 document for the summarization scorer when the items have a group, else
                 pooled.
+            baseline: A scorer with no judgement (or a registered id) whose agreement on
+                each part is shown beside the edited judge's, with their paired difference:
+                ``"auto"`` takes the baseline registered for the scorer's task
+                (summarization: ``naive-overlap``; answer similarity: ``token-f1``), None
+                none. It must have the chosen axis (naive-overlap has alignment and
+                coverage).
 
         Raises:
             ConfigurationError: A scorer without templates, a bad ``sample`` or
@@ -320,6 +327,7 @@ class PromptTuner(View):
                 f"{', '.join(axes)}"
             )
         self.axis = axis
+        self.baseline = self._baseline_for(scorer, baseline)
         self.level = self._level_for(scorer, level, group, chosen)
         self.system = SYSTEM_COLUMN if self.level == "system" else None
         self.scorer: JudgedScorer = scorer
@@ -355,6 +363,8 @@ class PromptTuner(View):
                     "agreement below is measured on the items it was tuned on, with no verdict."
                 )
         self._before: EvalResult | None = None
+        self._baseline_run: EvalResult | None = None
+        self.baseline_agreement: pd.DataFrame | None = None
         self.comparison: pd.DataFrame | None = None
         self.agreement: pd.DataFrame | None = None
         self.verdict: str | None = None
@@ -431,6 +441,18 @@ class PromptTuner(View):
                 f"PromptTuner: the labels field {labels!r} must hold numbers or booleans, "
                 f"but it holds {odd!r}"
             )
+
+    @staticmethod
+    def _baseline_for(scorer: Any, baseline: Scorer | str | None) -> Scorer | None:
+        """The baseline scorer shown beside the judge, if any."""
+        if baseline is None or isinstance(baseline, Scorer):
+            return baseline
+        if baseline == "auto":
+            spec = find_scorer_spec(str(getattr(scorer, "id", "")))
+            if spec is None or spec.baseline is None:
+                return None
+            baseline = spec.baseline
+        return create_scorer(str(baseline))
 
     @staticmethod
     def _level_for(
@@ -719,6 +741,7 @@ class PromptTuner(View):
             comparison = self._compare(after)
             self.comparison = comparison
             self.agreement = self._agreement(comparison)
+            self.baseline_agreement = await self._against_baseline(after)
             self.verdict = self._verdict()
             self._last_run_edits = (edited_texts, settings)
             self.status.value = str(self._status_html(comparison, after, edited, settings))
@@ -751,6 +774,34 @@ class PromptTuner(View):
             return None
         return agreement_change(
             comparison,
+            self.label_column,
+            group=self.group,
+            split=_PART_COLUMN if self.split is not None else None,
+            level=self.level,
+            system=self.system,
+            n_bootstrap=self.n_bootstrap,
+            seed=0 if self._seed is None else self._seed,
+        )
+
+    async def _against_baseline(self, after: EvalResult) -> pd.DataFrame | None:
+        """The baseline's agreement on each part ("before") against the edited judge's
+        ("after"), the change being the judge's paired lead over the baseline."""
+        if self.baseline is None or not self.label_column:
+            return None
+        if self._baseline_run is None:
+            self._baseline_run = await arun_evals(
+                self._data, self.baseline, concurrency=self.concurrency, progress=False
+            )
+        fields = [self.group] if self.group else []
+        if self.system:
+            fields.append(self.system)
+        table = compare_scores(
+            self._baseline_run, after, score=self.axis, label=self.label_column, fields=fields
+        )
+        if self.split is not None:
+            table[_PART_COLUMN] = [self.split[item_id] for item_id in table["item_id"]]
+        return agreement_change(
+            table,
             self.label_column,
             group=self.group,
             split=_PART_COLUMN if self.split is not None else None,
@@ -923,7 +974,27 @@ class PromptTuner(View):
             ),
         ]
         parts.append(self._verdict_html(agreement))
+        parts.append(self._baseline_html())
         return parts
+
+    def _baseline_html(self) -> Markup:
+        """One line per part: the edited judge against the baseline, paired."""
+        metric = self._primary_metric()
+        table = self.baseline_agreement
+        if table is None or metric is None or self.baseline is None:
+            return Markup("")
+        rows = table[table["metric"] == metric].to_dict(orient="records")
+        shown = "; ".join(
+            f"{row['part']} part: judge {format_score(row['after'])} vs baseline "
+            f"{format_score(row['before'])}, difference {_signed(float(row['change']))}"
+            f"{_interval(row['change_ci_low'], row['change_ci_high'])}"
+            for row in rows
+        )
+        text = (
+            f"Beside the {self.baseline.id} baseline ({self._verdict_name(metric)}, the edited "
+            f"judge against the baseline on the same resamples): {shown}."
+        )
+        return Markup("<div class='evaltoolkit-baseline'>{}</div>").format(text)
 
     def _verdict_name(self, metric: str) -> str:
         """``"per-document Spearman of the final score"``: what the verdict is read on."""
