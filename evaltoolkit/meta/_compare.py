@@ -367,16 +367,7 @@ def _paired_per_group(
                 f"judge {name} scored all the items of {row[f'constant_{which}']} of "
                 f"{int(row['groups'])} documents alike (each counted as 0)"
             )
-    return {
-        "agreement_a": row["after"],
-        "agreement_b": row["before"],
-        "difference": row["change"],
-        "ci_low": row["change_ci_low"],
-        "ci_high": row["change_ci_high"],
-        "n": row["n"],
-        "groups": row["groups"],
-        "note": "; ".join(note for note in notes if note),
-    }
+    return _as_pair(row, "; ".join(note for note in notes if note))
 
 
 def _paired_system(
@@ -411,16 +402,7 @@ def _paired_system(
         confidence=confidence,
         seed_sequence=np.random.SeedSequence(seed),
     )
-    return {
-        "agreement_a": row["after"],
-        "agreement_b": row["before"],
-        "difference": row["change"],
-        "ci_low": row["change_ci_low"],
-        "ci_high": row["change_ci_high"],
-        "n": row["n"],
-        "groups": row["groups"],
-        "note": few_note(int(row["groups"]), "systems"),
-    }
+    return _as_pair(row, few_note(int(row["groups"]), "systems"))
 
 
 def _paired_pooled(
@@ -462,6 +444,11 @@ def _paired_pooled(
         )
     row = rows[0]
     units = int(row["n"]) if groups is None else int(row["groups"])
+    return _as_pair(row, few_note(units, "items" if groups is None else "documents"))
+
+
+def _as_pair(row: Mapping[str, Any], note: str) -> dict[str, Any]:
+    """A before/after change row as two judges' figures: b was "before", a "after"."""
     return {
         "agreement_a": row["after"],
         "agreement_b": row["before"],
@@ -470,7 +457,7 @@ def _paired_pooled(
         "ci_high": row["change_ci_high"],
         "n": row["n"],
         "groups": row["groups"],
-        "note": few_note(units, "items" if groups is None else "documents"),
+        "note": note,
     }
 
 
