@@ -63,7 +63,8 @@ constant of the rule-contribution table: the coverage grid is scored again witho
 40 s each) and the settings chosen again on each fold, which shows whether what it adds at the
 defaults survives a choice of settings made without the documents it is measured on.
 
-The naive baseline, as described in the benchmarks' README: alignment is the content-word
+The naive baseline, as described in the benchmarks' README and registered as the
+``naive-overlap`` scorer (whose functions this script calls): alignment is the content-word
 precision of the summary's weakest sentence against the source; coverage is the recall of the
 source's first four sentences' content words by the summary (lower-cased words, stop words
 removed).
@@ -82,12 +83,9 @@ import itertools
 import json
 import math
 import pkgutil
-import re
-import string
 import sys
 import time
 import warnings
-from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -101,10 +99,10 @@ from scipy import stats
 import evaltoolkit as et
 from evaltoolkit.meta import agreement, find_benchmarks, load_qa_equivalence, load_summeval
 from evaltoolkit.scorers import _offline as offline_package
+from evaltoolkit.scorers._baselines import naive_alignment, naive_coverage, token_f1
 from evaltoolkit.scorers._offline import OFFLINE_RULES, judge_coverage, judge_source
 from evaltoolkit.scorers._offline._questions import draw_questions
 from evaltoolkit.scorers._offline._settings import SummarizationOfflineSettings
-from evaltoolkit.scorers._offline._text import STOPWORDS
 
 DEMO = Path(__file__).resolve().parent.parent / "data" / "demo_summaries.jsonl"
 MAX_QUESTIONS = 10
@@ -171,33 +169,7 @@ class Figure:
         return f"{self.value:.3f} [{self.low:.2f}, {self.high:.2f}]"
 
 
-# --- the naive baseline --------------------------------------------------------------------
-
-
-def _naive_words(text: str) -> list[str]:
-    return [word for word in re.findall(r"\w+", text.lower()) if word not in STOPWORDS]
-
-
-def _naive_sentences(text: str) -> list[str]:
-    return [piece for piece in re.split(r"(?<=[.!?])\s+", text) if piece.strip()]
-
-
-def naive_alignment(source: str, summary: str) -> float:
-    """Content-word precision of the summary's weakest sentence against the source."""
-    vocabulary = set(_naive_words(source))
-    shares = [
-        sum(word in vocabulary for word in words) / len(words)
-        for words in map(_naive_words, _naive_sentences(summary))
-        if words
-    ]
-    return min(shares) if shares else 0.0
-
-
-def naive_coverage(source: str, summary: str) -> float:
-    """Recall of the source's first four sentences' content words by the summary."""
-    lead = {word for sentence in _naive_sentences(source)[:4] for word in _naive_words(sentence)}
-    return len(lead & set(_naive_words(summary))) / len(lead) if lead else 0.0
-
+# --- the naive baseline: the package's own naive-overlap scorer's functions ----------------
 
 # --- agreement, per document ---------------------------------------------------------------
 
@@ -1084,21 +1056,6 @@ def answer_ablation_report(path: Path, limit: int | None, resamples: int) -> Non
             f"    {name:<28}{difference:<+9.3f}{f'[{low:+.3f}, {high:+.3f}]':<18}"
             f"{int((ablated != base).sum()):<7}{how:<46} {decision}"
         )
-
-
-def _squad_tokens(text: str) -> list[str]:
-    text = "".join(char for char in text.lower() if char not in string.punctuation)
-    return re.sub(r"\b(a|an|the)\b", " ", text).split()
-
-
-def token_f1(prediction: str, truth: str) -> float:
-    """SQuAD token F1 between a prediction and one golden answer."""
-    predicted, gold = _squad_tokens(prediction), _squad_tokens(truth)
-    common = sum((Counter(predicted) & Counter(gold)).values())
-    if not predicted or not gold or not common:
-        return float(predicted == gold)
-    precision, recall = common / len(predicted), common / len(gold)
-    return 2 * precision * recall / (precision + recall)
 
 
 def evouna_report(path: Path, limit: int | None, resamples: int) -> None:

@@ -487,12 +487,24 @@ def _print_agreement(evaluation: Any) -> None:
             "baseline": "no judgement: a random score, the majority label",
         }.get(str(level), "pooled")
         print(f"  {score} [{scope}, n={used}, skipped={int(rows['skipped'].iloc[0])}]")
+        notes: dict[str, None] = {}
         for row in rows.itertuples():
             at = "" if math.isnan(row.threshold) else f" @ {row.threshold:.3g}"
-            print(
-                f"    {row.metric + at:<22} {row.value: .3f}  "
-                f"[{row.ci_low: .3f}, {row.ci_high: .3f}]"
+            # A figure on too few units keeps its value; its interval is not shown as if
+            # it meant something (two items give [-1.000, -1.000]).
+            few = "too few" in row.note
+            interval = (
+                f"(too few {'groups' if level in ('per_group', 'system') else 'items'} for an "
+                "interval)"
+                if few
+                else f"[{row.ci_low: .3f}, {row.ci_high: .3f}]"
             )
+            print(f"    {row.metric + at:<22} {row.value: .3f}  {interval}")
+            for part in str(row.note).split("; "):
+                if part and (few or "too few" not in part):
+                    notes[part if "too few" in part else f"{row.metric}: {part}"] = None
+        for note in notes:
+            print(f"    note: {note}")
 
 
 def _constant(values: pd.Series) -> tuple[bool, Any]:
@@ -665,24 +677,39 @@ def _print_leaderboard(board: Any, *, file: Any, items: int) -> None:
         f"leaderboard: agreement with {attrs['label']!r} ({attrs['task']}, score "
         f"{attrs['score']!r}, {metric}; 95% bootstrap intervals)"
     )
+    print(f"ranks: {attrs.get('ranking', 'by the point estimates')}; '=' marks a shared rank")
     width = max(len("judge"), *(len(str(name)) for name in board["judge"]))
     print(
         f"  {'rank':>4}  {'judge':<{width}}  {'agreement':>9}  {'interval':<17}  "
-        f"{'scored':>6}  {'failed':>6}  {'tokens':>9}  {'cost':>9}  latency"
+        f"{'vs best (paired)':<27}  {'scored':>6}  {'failed':>6}  {'tokens':>9}  {'cost':>9}  "
+        "latency"
     )
     for row in board.to_dict(orient="records"):
         interval = (
             "n/a" if math.isnan(row["ci_low"]) else f"[{row['ci_low']: .3f}, {row['ci_high']: .3f}]"
         )
+        versus = (
+            "-"
+            if math.isnan(row["vs_best"])
+            else f"{row['vs_best']:+.3f} "
+            + (
+                "(no interval)"
+                if math.isnan(row["vs_best_ci_low"])
+                else f"[{row['vs_best_ci_low']:+.3f}, {row['vs_best_ci_high']:+.3f}]"
+            )
+        )
+        rank = f"{row['rank']}{'=' if row['tied'] else ''}"
         tokens = row["tokens"]
         cost = row["cost"]
         print(
-            f"  {row['rank']:>4}  {row['judge']:<{width}}  {row['agreement']:>9.3f}  "
-            f"{interval:<17}  {row['scored']:>6}  {row['failed']:>6}  "
+            f"  {rank:>4}  {row['judge']:<{width}}  {row['agreement']:>9.3f}  "
+            f"{interval:<17}  {versus:<27}  {row['scored']:>6}  {row['failed']:>6}  "
             f"{'n/a' if tokens is None or tokens != tokens else int(tokens):>9}  "
             f"{'unknown' if cost is None or cost != cost else f'${cost:.4f}':>9}  "
             f"{row['mean_latency_s']:.3f} s"
         )
+        if row.get("note"):
+            print(f"        note: {row['note']}")
     pairwise = list(attrs.get("pairwise") or [])
     if pairwise:
         print("pairwise agreement of the judges' scores (Spearman, Kendall):")
@@ -841,14 +868,16 @@ def _compare(args: argparse.Namespace) -> int:
         scorer = [next(name for name in run_a.scorer_ids if name in run_b.scorer_ids)]
     compared = scorer[0] if len(scorer) == 1 else f"{scorer[0]} (A) and {scorer[1]} (B)"
     print(f"A: {first}\nB: {second}\nscorer: {compared}")
-    print(table.to_string(index=False, float_format=lambda value: f"{value:.4g}"))
+    shown = table.drop(columns=["test", "note"])  # each said in words below
+    print(shown.to_string(index=False, float_format=lambda value: f"{value:.4g}"))
     for row in table.to_dict(orient="records"):
         print(
             f"{row['score']}: B - A = {row['difference']:+.4f} "
             f"[{row['ci_low']:+.4f}, {row['ci_high']:+.4f}] (95% paired bootstrap), "
-            f"Wilcoxon p = {row['p_value']:.3g}; B higher on {row['wins']}, equal on "
+            f"p = {row['p_value']:.3g} ({row['test']}); B higher on {row['wins']}, equal on "
             f"{row['ties']}, lower on {row['losses']} of {row['n_pairs']} pairs"
             + (f" ({row['failed']} left out: failed in a run)" if row["failed"] else "")
+            + (f"; note: {row['note']}" if row["note"] else "")
         )
     return 0
 
@@ -859,7 +888,8 @@ def _add_compare_command(commands: Any) -> None:
         help="is the difference between two runs of the same items real? (paired)",
         description="Pair two saved runs of the same items by id and print, per score "
         "column, each run's mean, the mean difference B - A with a paired bootstrap interval, "
-        "the Wilcoxon signed-rank p-value and wins / ties / losses of B against A.",
+        "the Wilcoxon signed-rank p-value (over groups with --group) and wins / ties / losses "
+        "of B against A.",
         formatter_class=_HelpFormatter,
     )
     compare.add_argument("a", help="results file of run A (.parquet, .csv, .jsonl)")
@@ -878,7 +908,9 @@ def _add_compare_command(commands: Any) -> None:
         "scorers are named differently",
     )
     compare.add_argument(
-        "--group", default=None, help="an item field whose groups are resampled (e.g. doc_id)"
+        "--group",
+        default=None,
+        help="an item field whose groups are resampled and tested over (e.g. doc_id)",
     )
     compare.add_argument("--n-bootstrap", type=int, default=1000, help="bootstrap resamples")
     compare.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")

@@ -31,6 +31,7 @@ LONGEST_FIRST = (
     "tests/test_dask.py",
     "tests/test_browser.py::test_widgets_render_respond_and_stay_safe_in_jupyterlab",
     "tests/test_cli_interrupt.py",
+    "tests/test_tuner_on_summeval.py",
     "tests/test_judge_failures.py::test_a_key_from_the_environment_echoed_in_a_401",
     "tests/test_report.py::test_ten_thousand_items",
     "tests/test_offline_algorithms.py::test_a_text_over_the_size_limit",

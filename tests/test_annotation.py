@@ -452,3 +452,32 @@ def test_the_result_browser_sorts_and_filters_by_the_judge_human_gap(
     assert "human_consistency" in browser.detail.value
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in browser.detail.value
     assert "<script>" not in browser.detail.value
+
+
+def test_the_judge_versus_annotators_verdict_says_when_it_cannot_tell() -> None:
+    # Issue 32: "the judge agrees with the annotators 0.39 below their agreement" was printed
+    # on 8 items whose two intervals overlapped.
+    from evaltoolkit.meta import HumanComparison
+
+    def comparison(items: int, judge: tuple[float, float, float]) -> HumanComparison:
+        return HumanComparison(
+            label="consistency",
+            level="ordinal",
+            judge=judge,
+            humans=(0.73, 0.60, 0.85),
+            items=items,
+            annotators=["alice", "bob"],
+            pairs=pd.DataFrame(),
+            gaps=pd.DataFrame(),
+        )
+
+    assert comparison(8, (0.34, -0.38, 0.72)).verdict == (
+        "8 items (fewer than 10) are too few to tell the judge's agreement from the annotators'"
+    )
+    assert comparison(40, (0.34, 0.10, 0.62)).verdict == (
+        "the two intervals overlap: these items cannot tell the judge's agreement from the "
+        "annotators'"
+    )
+    assert comparison(40, (0.34, 0.20, 0.48)).verdict == (
+        "the judge agrees with the annotators 0.39 below their agreement with each other"
+    )

@@ -34,6 +34,8 @@ from urllib.parse import urlsplit
 import pytest
 from _support import CHROMIUM, CHROMIUM_FLAGS, REPO, skip_or_fail
 
+from evaltoolkit.meta import VERDICTS
+
 pytestmark = pytest.mark.browser
 
 KERNEL_DISPLAY_NAME = "Python 3 (ipykernel)"
@@ -443,13 +445,14 @@ def _read_verdict(tuner: Any) -> str:
     """The verdict line under the agreement table: tune and test parts, and the verdict."""
     from playwright.sync_api import expect
 
+    heading = "Verdict (per-document Spearman of the final score): "
     line = tuner.locator(".evaltoolkit-verdict")
-    expect(line).to_contain_text("Verdict (Spearman): ")
+    expect(line).to_contain_text(heading)
     expect(line).to_contain_text("Tune part: ")
     expect(line).to_contain_text("; test part: ")
     text: str = line.inner_text()
-    verdict = text.split("Verdict (Spearman): ", 1)[1].split(".", 1)[0]
-    assert verdict in ("confirmed on test", "not confirmed", "worse on test"), text
+    verdict = text.split(heading, 1)[1].split(".", 1)[0]
+    assert verdict in VERDICTS, text
     return verdict
 
 
@@ -486,8 +489,8 @@ def _edit_run_and_export(tuner: Any) -> str:
     expect(tuner.locator(".evaltoolkit-score-change tbody tr")).to_have_count(8)
     expect(tuner).to_contain_text("confirm on 4 held-out items")
     _check_agreement_parts(tuner)
-    # The offline judge ignores the edit: no change, so nothing for the test part to confirm.
-    assert _read_verdict(tuner) == "not confirmed"
+    # The offline judge ignores the edit: no change, and no reason to keep it.
+    assert _read_verdict(tuner) == "cannot tell"
     expect(tuner.locator(".progress-bar-success")).to_be_attached()
     tuner.locator(".widget-button", has_text="Export").click()
     expect(tuner.locator(".evaltoolkit-export")).to_contain_text("prompts = {'system':")

@@ -64,7 +64,7 @@ def test_meta_eval_with_several_models_prints_and_writes_the_leaderboard(
     assert status == 0
     printed = capsys.readouterr().out
     assert "leaderboard: agreement with 'consistency'" in printed
-    ranked = [line.split()[1] for line in printed.splitlines() if re.match(r"\s*\d+\s+\S+", line)]
+    ranked = [line.split()[1] for line in printed.splitlines() if re.match(r"\s*\d+=?\s+\S+", line)]
     assert ranked == list(pd.read_csv(out)["judge"])
     assert ranked.index("openai/good") < ranked.index("openai/noisy")
     assert "pairwise agreement" in printed

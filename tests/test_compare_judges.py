@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 from judge_script import prompt_text, step_of
@@ -108,7 +109,9 @@ def test_the_leaderboard_ranks_the_judge_that_agrees_with_the_labels_first(
         progress=False,
     )
     assert list(board["judge"]) == ["good", "noisy"]
-    assert list(board["rank"]) == [1, 2]
+    # Three documents cannot tell two judges apart, whatever the paired interval says.
+    assert list(board["rank"]) == [1, 1] and board["tied"].all()
+    assert set(board["note"]) == {"only 3 documents (fewer than 10): too few for a firm figure"}
     # Its attrs hold plain values, so pandas operations that carry them along still work.
     assert list(board.merge(board[["judge"]], on="judge")["judge"]) == ["good", "noisy"]
     assert board.attrs["group"] == "doc_id"  # summarization groups by doc_id by default
@@ -350,3 +353,139 @@ def test_two_judges_compared_item_by_item_and_their_agreement_paired(
         comparison.paired("good", "other")
     with pytest.raises(ConfigurationError, match="unknown metric 'f1'"):
         comparison.paired("good", "noisy", metric="f1")
+
+
+def _rating_judges(ratings: Mapping[str, list[float]]) -> dict[str, et.Scorer]:
+    """Judges whose score of item ``i`` (output ``item-i``) is ``ratings[name][i]``."""
+    schema = {
+        "type": "object",
+        "properties": {"rating": {"type": "number"}},
+        "required": ["rating"],
+    }
+
+    def judge(values: list[float]) -> et.Scorer:
+        step = et.Step(
+            name="rate",
+            prompt="Rate {{output}}",
+            schema=schema,
+            offline=lambda output: {"rating": values[int(output.split("-")[1])]},
+        )
+        return et.create_judged_scorer(
+            id="rating", steps=[step], score=lambda context: context.replies["rate"]["rating"]
+        )
+
+    return {name: judge(values) for name, values in ratings.items()}
+
+
+def _rated_frame(documents: int = 20, per_document: int = 5) -> pd.DataFrame:
+    count = documents * per_document
+    return pd.DataFrame(
+        {
+            "sentence1": [f"item-{i}" for i in range(count)],
+            "sentence2": ["reference"] * count,
+            "doc_id": [f"d{i // per_document}" for i in range(count)],
+            "human": [float(i % per_document) for i in range(count)],
+        }
+    )
+
+
+def test_judges_that_the_paired_interval_cannot_tell_apart_share_a_rank() -> None:
+    # Issue 32: two judges ranked 1 and 2 although their paired interval included 0.
+    frame = _rated_frame()
+    generator = np.random.default_rng(3)
+    human = frame["human"].to_numpy()
+    ratings = {
+        "first": list(human + generator.normal(0, 1.2, size=len(frame))),
+        "second": list(human + generator.normal(0, 1.2, size=len(frame))),
+        "random": list(generator.normal(size=len(frame))),
+    }
+    comparison = et.meta.judge_comparison(
+        frame,
+        _rating_judges(ratings),
+        label="human",
+        task="textual-difference",
+        group="doc_id",
+        n_bootstrap=300,
+        progress=False,
+    )
+    board = comparison.leaderboard.set_index("judge")
+    assert board.loc["first", "agreement"] != board.loc["second", "agreement"]
+    top, runner_up = list(comparison.leaderboard["judge"])[:2]
+    paired = comparison.paired(runner_up, top, n_bootstrap=300).iloc[0]
+    assert paired["ci_low"] < 0 < paired["ci_high"]
+    assert board.loc[top, "rank"] == board.loc[runner_up, "rank"] == 1
+    assert board.loc[top, "tied"] and board.loc[runner_up, "tied"]
+    # The paired figure beside each judge: its difference to the best judge, as paired().
+    assert math.isnan(board.loc[top, "vs_best"])
+    assert board.loc[runner_up, "vs_best"] == pytest.approx(paired["difference"])
+    assert board.loc[runner_up, "vs_best_ci_low"] == pytest.approx(paired["ci_low"])
+    assert board.loc[runner_up, "vs_best_ci_high"] == pytest.approx(paired["ci_high"])
+    # A judge that both beat, on paired intervals that exclude 0, ranks after both.
+    assert board.loc["random", "rank"] == 3 and not board.loc["random", "tied"]
+    assert board.loc["random", "vs_best_ci_high"] < 0
+    # Without resamples nothing can be told apart: ranks follow the point estimates only.
+    plain = et.compare_judges(
+        frame,
+        _rating_judges(ratings),
+        label="human",
+        task="textual-difference",
+        group="doc_id",
+        n_bootstrap=0,
+        progress=False,
+    )
+    assert list(plain["rank"]) == [1, 2, 3]
+    assert "point estimates" in plain.attrs["ranking"]
+
+
+def test_williams_test_matches_the_published_worked_example() -> None:
+    # Silver, Hittner and May (2006), depcor, as cocor's tests check it: r_jk = .3,
+    # r_jh = .4, r_kh = .5, n = 100 gives t = -1.0767 (97 df), two-sided p = .2843.
+    result = et.meta.williams_test(0.3, 0.4, 0.5, 100)
+    assert round(result.statistic, 4) == -1.0767
+    assert result.df == 97
+    assert round(result.p_value, 4) == 0.2843
+    assert et.meta.williams_test(0.4, 0.3, 0.5, 100).statistic == pytest.approx(1.0767, abs=1e-4)
+    with pytest.raises(ConfigurationError, match="at least 4"):
+        et.meta.williams_test(0.3, 0.4, 0.5, 3)
+
+
+def test_compare_judges_adds_williams_test_of_each_pair() -> None:
+    frame = _rated_frame(documents=12, per_document=5)
+    frame["system_id"] = [f"s{i % 5}" for i in range(len(frame))]
+    generator = np.random.default_rng(4)
+    human = frame["human"].to_numpy()
+    ratings = {
+        "close": list(human + generator.normal(0, 0.8, size=len(frame))),
+        "far": list(human + generator.normal(0, 3.0, size=len(frame))),
+    }
+    board = et.compare_judges(
+        frame,
+        _rating_judges(ratings),
+        label="human",
+        task="textual-difference",
+        n_bootstrap=0,
+        williams=True,
+        progress=False,
+    )
+    pair = pd.DataFrame(board.attrs["pairwise"]).iloc[0]
+    close, far = np.array(ratings["close"]), np.array(ratings["far"])
+    expected = et.meta.williams_test(
+        stats.spearmanr(close, human).statistic,
+        stats.spearmanr(far, human).statistic,
+        stats.spearmanr(close, far).statistic,
+        len(frame),
+    )
+    assert (pair["williams_t"], pair["williams_p"]) == pytest.approx(
+        (expected.statistic, expected.p_value)
+    )
+    assert pair["williams_p"] < 0.05
+    means = pd.DataFrame({"a": close, "b": far, "h": human, "s": frame["system_id"]})
+    means = means.groupby("s").mean()
+    over_systems = et.meta.williams_test(
+        stats.spearmanr(means["a"], means["h"]).statistic,
+        stats.spearmanr(means["b"], means["h"]).statistic,
+        stats.spearmanr(means["a"], means["b"]).statistic,
+        5,
+    )
+    assert pair["williams_system_p"] == pytest.approx(over_systems.p_value, nan_ok=True)
+    assert pair["systems"] == 5

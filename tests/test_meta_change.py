@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -10,7 +11,7 @@ from scipy import stats
 
 import evaltoolkit as et
 from evaltoolkit.errors import ConfigurationError
-from evaltoolkit.meta import agreement_change, compare_scores
+from evaltoolkit.meta import VERDICTS, agreement_change, compare_scores
 from evaltoolkit.records import EvalResult, ItemResult, ScoreResult
 
 
@@ -105,3 +106,85 @@ def test_it_works_on_real_runs_without_widgets() -> None:
 
     assert table.set_index("item_id")["change"].to_dict() == {"a": -0.5, "b": 0.0}
     assert list(table["human"]) == [5, 1]
+
+
+def _parted(after_of: dict[str, Any]) -> pd.DataFrame:
+    """20 documents of 4 summaries labelled 1-4: the first 10 documents tune, the others test.
+
+    ``before`` follows the labels with a little noise; ``after`` is ``after_of[part]`` of the
+    labels and the document.
+    """
+    rows = []
+    for document in range(20):
+        part = "tune" if document < 10 else "test"
+        for label in range(1, 5):
+            rows.append(
+                {
+                    "item_id": f"d{document}-{label}",
+                    "before": label + 0.3 * ((document * 7 + label * 3) % 5),
+                    "after": after_of[part](label, document),
+                    "human": float(label),
+                    "doc_id": f"d{document}",
+                    "part": part,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def test_an_edit_that_lowers_agreement_on_both_parts_reads_worse_on_test() -> None:
+    # Issue 32: tune change below 0 and test change below 0 read "confirmed on test", which
+    # the README said to keep. A harmful edit must never read as a reason to keep it.
+    comparison = _parted(
+        {"tune": lambda label, doc: -label, "test": lambda label, doc: -label + 0.01 * doc}
+    )
+    table = agreement_change(
+        comparison, "human", group="doc_id", split="part", level="pooled", n_bootstrap=200
+    )
+    test = table[(table["part"] == "test") & (table["metric"] == "spearman")].iloc[0]
+    tune = table[(table["part"] == "tune") & (table["metric"] == "spearman")].iloc[0]
+    assert tune["change"] < 0 and tune["change_ci_high"] < 0
+    assert test["change"] < 0 and test["change_ci_high"] < 0
+    assert test["verdict"] == "worse on test"
+    assert set(table["verdict"].dropna()) <= set(VERDICTS)
+
+
+def test_the_verdict_reads_the_test_part_alone() -> None:
+    better = _parted({"tune": lambda label, doc: label, "test": lambda label, doc: label})
+    table = agreement_change(
+        better, "human", group="doc_id", split="part", level="pooled", n_bootstrap=200
+    )
+    assert table.query("part == 'test' and metric == 'spearman'")["verdict"].item() == (
+        "better on test"
+    )
+    same = better.assign(after=better["before"])
+    table = agreement_change(
+        same, "human", group="doc_id", split="part", level="pooled", n_bootstrap=200
+    )
+    assert table.query("part == 'test' and metric == 'spearman'")["verdict"].item() == (
+        "cannot tell"
+    )
+
+
+def test_every_test_document_losing_all_discrimination_is_said_plainly() -> None:
+    # Issue 32: Spearman 0.851 -> 0.101 on 2 test documents read "not confirmed", while after
+    # the edit every test document gave all its summaries one score.
+    flat = _parted({"tune": lambda label, doc: label, "test": lambda label, doc: float(doc)})
+    for level in ("pooled", "per_group"):
+        table = agreement_change(
+            flat, "human", group="doc_id", split="part", level=level, n_bootstrap=100
+        )
+        test = table.query("part == 'test'")
+        assert set(test["verdict"]) == {"lost all discrimination on test"}, level
+        assert set(table.query("part == 'tune'")["verdict"].dropna()) == set()
+
+
+def test_a_test_part_of_few_documents_cannot_tell() -> None:
+    few = _parted({"tune": lambda label, doc: label, "test": lambda label, doc: label})
+    few = few[few["doc_id"].isin([f"d{doc}" for doc in (0, 1, 2, 10, 11, 12)])]
+    table = agreement_change(
+        few, "human", group="doc_id", split="part", level="pooled", n_bootstrap=200
+    )
+    test = table.query("part == 'test' and metric == 'spearman'").iloc[0]
+    assert test["change"] > 0 and test["change_ci_low"] >= 0  # no resample got worse...
+    assert test["verdict"] == "cannot tell"  # ...but 3 documents are too few to say so
+    assert test["note"] == "only 3 doc_id groups (fewer than 10): too few for a firm figure"

@@ -346,3 +346,30 @@ def test_meta_eval_counts_the_items_that_have_a_label(
     assert status == 0
     assert "16 items scored, 8 of them with a 'human_score' label, 0 failed" in out
     assert "16 labelled" not in out
+
+
+def test_meta_eval_on_two_items_says_they_are_too_few(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Issue 32: two items printed "spearman -1.000 [-1.000, -1.000]", an interval that
+    # looks exact and means nothing.
+    data = tmp_path / "two.jsonl"
+    rows = [
+        {"sentence1": "a cat sat", "sentence2": "a cat sat", "score": 1.0},
+        {"sentence1": "a dog", "sentence2": "the sun rose", "score": 5.0},
+    ]
+    data.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    command = ["meta-eval", str(data), "--task", "textual-difference", "--label", "score"]
+    status = main([*command, "--no-progress", "--bootstrap", "200"])
+    assert status == 0
+    printed = capsys.readouterr().out
+    assert "[-1.000, -1.000]" not in printed
+    assert "spearman               -1.000  (too few items for an interval)" in printed
+    assert "note: only 2 items (fewer than 10): too few for a firm figure" in printed
+    evaluation = meta_evaluate(
+        pd.DataFrame(rows), task="textual-difference", label="score", progress=False
+    )
+    pooled = evaluation.agreement.query("level == 'pooled'").set_index("metric")
+    assert pooled.loc["spearman", "note"] == (
+        "only 2 items (fewer than 10): too few for a firm figure"
+    )

@@ -268,6 +268,33 @@ def test_grouped_interval_resamples_whole_groups() -> None:
         compare_runs(a, b, group="missing")
 
 
+def test_with_groups_the_p_value_is_a_test_over_groups(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Issue 32: B higher on all 15 summaries of 5 documents. Over items Wilcoxon says p < 0.001,
+    # but the documents are the independent units: a signed-rank test over 5 of them cannot
+    # go below 2 / 2**5 = 0.0625 (two-sided), whatever the items say.
+    groups = [doc for doc in range(5) for _ in range(3)]
+    base = [0.1 + 0.05 * index for index in range(15)]
+    lifts = [0.02 + 0.01 * index for index in range(15)]
+    a = run_of(base, groups=groups)
+    b = run_of([x + lift for x, lift in zip(base, lifts, strict=True)], groups=groups)
+    over_items = compare_runs(a, b, score="score", n_bootstrap=0).iloc[0]
+    assert over_items["p_value"] < 0.001
+    assert over_items["test"] == "Wilcoxon signed-rank over 15 items"
+    grouped = compare_runs(a, b, score="score", group="doc_id", n_bootstrap=0).iloc[0]
+    per_document = pd.Series(lifts).groupby(groups).mean()
+    assert grouped["p_value"] == pytest.approx(stats.wilcoxon(per_document).pvalue)
+    assert grouped["p_value"] == pytest.approx(0.0625)
+    assert grouped["test"] == "Wilcoxon signed-rank over 5 doc_id groups (their mean differences)"
+    first, second = a.to_parquet(tmp_path / "a.parquet"), b.to_parquet(tmp_path / "b.parquet")
+    assert main(["compare", str(first), str(second), "--group", "doc_id"]) == 0
+    printed = capsys.readouterr().out
+    assert "p = 0.0625 (Wilcoxon signed-rank over 5 doc_id groups" in printed
+    assert "note: only 5 doc_id groups (fewer than 10): too few for a firm figure" in printed
+    assert "5e-" not in printed
+
+
 def test_compare_runs_on_real_runs_of_the_demo_data() -> None:
     data = "data/demo_answers.jsonl"
     a = et.run_evals(data, et.create_textual_difference_scorer(), progress=False)
@@ -356,24 +383,30 @@ def _comparison(seed: int = 0) -> tuple[pd.DataFrame, pd.Series]:
     return frame, pd.Series(parts, index=frame["item_id"], name="split")
 
 
-def test_an_edit_that_helps_tune_but_not_test_is_not_confirmed() -> None:
+def test_an_edit_that_helps_tune_but_not_test_cannot_tell() -> None:
     frame, parts = _comparison()
     table = agreement_change(
-        frame, "human", group="doc_id", split=parts, metrics=["spearman"], n_bootstrap=300
+        frame,
+        "human",
+        group="doc_id",
+        split=parts,
+        level="pooled",
+        metrics=["spearman"],
+        n_bootstrap=300,
     ).set_index("part")
     assert table.loc["tune", "change_ci_low"] > 0  # a clear gain where it was tuned
     assert table.loc["test", "change_ci_low"] < 0 < table.loc["test", "change_ci_high"]
-    assert table.loc["test", "verdict"] == "not confirmed"
+    assert table.loc["test", "verdict"] == "cannot tell"
     assert table.loc["tune", "verdict"] is None
     expected = stats.spearmanr(frame["after"][60:], frame["human"][60:]).statistic
     assert table.loc["test", "after"] == pytest.approx(expected)
 
 
-def test_a_real_gain_is_confirmed_and_a_loss_is_worse() -> None:
+def test_a_real_gain_is_better_and_a_loss_is_worse() -> None:
     frame, parts = _comparison()
     improved = frame.assign(after=frame["human"] + 0.1 * (frame["before"] - frame["human"]))
     confirmed = agreement_change(improved, "human", split=parts, metrics=["spearman"])
-    assert confirmed.set_index("part").loc["test", "verdict"] == "confirmed on test"
+    assert confirmed.set_index("part").loc["test", "verdict"] == "better on test"
     worse = improved.assign(after=np.where(parts == "tune", improved["after"], -frame["human"]))
     table = agreement_change(worse, "human", split=parts.to_dict(), metrics=["spearman"])
     assert table.set_index("part").loc["test", "verdict"] == "worse on test"
@@ -398,13 +431,60 @@ def test_a_test_part_of_two_documents_gets_no_interval_and_no_verdict() -> None:
         ["tune"] * len(frame) + ["test"] * len(test), index=both["item_id"], name="split"
     )
     table = agreement_change(
-        both, "human", group="doc_id", split=parts, metrics=["spearman"], n_bootstrap=400
+        both,
+        "human",
+        group="doc_id",
+        split=parts,
+        level="pooled",
+        metrics=["spearman"],
+        n_bootstrap=400,
     ).set_index("part")
     assert table.loc["test", "change"] < 0  # the estimate itself is still reported
     assert np.isnan(table.loc["test", "change_ci_low"])
     assert np.isnan(table.loc["test", "change_ci_high"])
-    assert table.loc["test", "verdict"] == "not confirmed"
+    assert table.loc["test", "verdict"] == "cannot tell"
     assert np.isfinite(table.loc["tune", "change_ci_low"])  # the tune part has many documents
+
+
+def test_the_change_per_document_and_at_system_level_matches_scipy() -> None:
+    frame, _ = _comparison()
+    frame["system_id"] = frame["human"].astype(int) % 3  # systems of unequal quality
+    frame.loc[frame["doc_id"] == 4, "after"] = 2.0  # one document scored all alike after
+    per_document = agreement_change(
+        frame, "human", group="doc_id", metrics=["spearman", "kendall"], n_bootstrap=200
+    ).set_index("metric")
+    assert set(per_document["level"]) == {"per_group"}  # the default with documents
+    for metric, correlate in (("spearman", stats.spearmanr), ("kendall", stats.kendalltau)):
+        before, after = [], []
+        for _, document in frame.groupby("doc_id"):
+            before.append(correlate(document["before"], document["human"]).statistic)
+            flat = document["after"].nunique() == 1  # ranks nothing: counts 0
+            after.append(0.0 if flat else correlate(document["after"], document["human"]).statistic)
+        row = per_document.loc[metric]
+        assert row["before"] == pytest.approx(np.mean(before))
+        assert row["after"] == pytest.approx(np.mean(after))
+        assert row["change_ci_low"] <= row["change"] <= row["change_ci_high"]
+        assert row["groups"] == frame["doc_id"].nunique()
+    assert (
+        "1 of 40 doc_id groups scored all their items alike after"
+        in per_document.loc["spearman", "note"]
+    )
+    system = agreement_change(
+        frame, "human", group="doc_id", level="system", system="system_id", metrics=["pearson"]
+    ).iloc[0]
+    means = frame.groupby("system_id")[["before", "after", "human"]].mean()
+    assert system["before"] == pytest.approx(
+        stats.pearsonr(means["before"], means["human"]).statistic
+    )
+    assert system["after"] == pytest.approx(
+        stats.pearsonr(means["after"], means["human"]).statistic
+    )
+    assert system["groups"] == 3
+    assert system["note"] == "only 3 system_id systems (fewer than 10): too few for a firm figure"
+    with pytest.raises(ConfigurationError, match="level='system' needs system="):
+        agreement_change(frame, "human", level="system")
+    with pytest.raises(ConfigurationError, match="level='per_group' needs group="):
+        agreement_change(frame, "human", level="per_group")
 
 
 def test_no_change_gives_an_exact_zero_interval() -> None:
@@ -489,6 +569,44 @@ def test_system_level_correlates_the_systems_means() -> None:
     assert (rows["groups"] == systems).all()
     pearson = rows.loc["pearson"]
     assert pearson["ci_low"] < pearson["value"] <= pearson["ci_high"]
+
+
+def test_the_system_level_interval_resamples_documents_and_systems_together() -> None:
+    # Boot-both (Deutsch, Dror and Roth 2021): each resample draws documents and, apart,
+    # systems, both with replacement; the system means over the drawn documents are
+    # correlated over the drawn systems. Checked against that definition written out as a
+    # loop with scipy, on the same draws (documents first, then systems, one batch).
+    generator = np.random.default_rng(11)
+    systems, docs, resamples = 7, 12, 150
+    quality = generator.normal(size=systems)
+    frame = pd.DataFrame(
+        {"system": np.tile(np.arange(systems), docs), "doc": np.repeat(np.arange(docs), systems)}
+    )
+    frame["human"] = quality[frame["system"]] + generator.normal(size=len(frame))
+    frame["judge"] = quality[frame["system"]] + generator.normal(size=len(frame))
+    table = agreement(frame, "judge", "human", group="doc", system="system", n_bootstrap=resamples)
+    row = table.query("level == 'system' and metric == 'spearman'").iloc[0]
+
+    judge = frame.pivot(index="doc", columns="system", values="judge").to_numpy()
+    human = frame.pivot(index="doc", columns="system", values="human").to_numpy()
+    system_seed = np.random.SeedSequence(0).spawn(5)[4]
+    draws = np.random.default_rng(system_seed)
+    drawn_docs = draws.integers(0, docs, size=(resamples, docs))
+    drawn_systems = draws.integers(0, systems, size=(resamples, systems))
+    values = []
+    for doc_rows, system_columns in zip(drawn_docs, drawn_systems, strict=True):
+        judge_means = judge[doc_rows].mean(axis=0)[system_columns]
+        human_means = human[doc_rows].mean(axis=0)[system_columns]
+        values.append(stats.spearmanr(judge_means, human_means).statistic)
+    expected = np.quantile(np.array(values)[np.isfinite(values)], [0.025, 0.975])
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx(tuple(expected))
+    # Documents alone would leave out how much the figure owes to which systems were compared.
+    documents_only = [
+        stats.spearmanr(judge[rows].mean(axis=0), human[rows].mean(axis=0)).statistic
+        for rows in drawn_docs
+    ]
+    low, high = np.quantile(documents_only, [0.025, 0.975])
+    assert row["ci_high"] - row["ci_low"] > high - low
 
 
 def test_meta_evaluate_adds_system_level_rows_when_the_data_names_systems() -> None:
@@ -605,3 +723,29 @@ def test_kappa_of_fractions_is_the_kappa_of_their_positions() -> None:
         assert cohen_kappa(first, second, weights=weights) == pytest.approx(  # type: ignore[arg-type]
             cohen_kappa([4 * v for v in first], [4 * v for v in second], weights=weights)  # type: ignore[arg-type]
         )
+
+
+def test_weighted_kappa_says_which_label_values_it_weighs() -> None:
+    # Issue 32: with the value 3 unused, kappa equals scikit-learn's only with
+    # labels=[1, 2, 3, 4, 5]; its default (the values used) gives another figure. The table
+    # names the values, and cohen_kappa takes them.
+    from sklearn.metrics import cohen_kappa_score
+
+    judge = [1, 2, 2, 4, 5, 5, 4, 1, 2, 5, 4, 4]
+    human = [1, 2, 2, 4, 5, 4, 4, 1, 2, 5, 5, 4]
+    on_scale = cohen_kappa_score(judge, human, weights="quadratic", labels=[1, 2, 3, 4, 5])
+    on_used = cohen_kappa_score(judge, human, weights="quadratic")
+    assert on_scale != pytest.approx(on_used, abs=0.01)
+    assert cohen_kappa(judge, human, weights="quadratic") == pytest.approx(on_scale)
+    assert cohen_kappa(judge, human, weights="quadratic", labels=[1, 2, 4, 5]) == pytest.approx(
+        on_used
+    )
+    assert cohen_kappa(judge, human, weights="linear", labels=range(1, 8)) == pytest.approx(
+        cohen_kappa_score(judge, human, weights="linear", labels=list(range(1, 8)))
+    )
+    with pytest.raises(ConfigurationError, match="not among labels"):
+        cohen_kappa(judge, human, weights="quadratic", labels=[1, 2, 3])
+    table = agreement(pd.DataFrame({"judge": judge, "human": human}), "judge", "human")
+    row = table.query("metric == 'kappa_quadratic'").iloc[0]
+    assert row["value"] == pytest.approx(on_scale)
+    assert "on the values 1, 2, 3, 4, 5 (scikit-learn's labels=[1, 2, 3, 4, 5]" in row["note"]

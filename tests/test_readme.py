@@ -213,3 +213,32 @@ def test_the_demo_hint_names_a_command_the_main_install_provides() -> None:
     assert provider in runtime, f"{cli.NOTEBOOK_COMMAND!r} needs {provider} among the dependencies"
     readme = README.read_text(encoding="utf-8")
     assert f"`{cli.NOTEBOOK_COMMAND.rstrip('/')}/`" in readme
+
+
+def test_the_compare_runs_reading_is_what_the_demo_prints() -> None:
+    # Issue 32: the README read 0.197 [0.072, 0.323] and "Wilcoxon p = 0.002" (a test over
+    # items) where the block printed 0.211 [0.079, 0.332] over 5 documents.
+    import evaltoolkit as et
+    from evaltoolkit import meta
+
+    data = str(REPO / "data" / "demo_summaries.jsonl")
+    default = et.run_evals(data, et.create_summarization_scorer(), progress=False)
+    fewer = et.run_evals(data, et.create_summarization_scorer(max_questions=3), progress=False)
+    row = et.compare_runs(default, fewer, group="doc_id").set_index("score").loc["coverage"]
+    parts = meta.tune_test_split(data, test_share=0.5, seed=0)
+    table = meta.compare_scores(default, fewer, label="human_score", fields=["doc_id"])
+    change = meta.agreement_change(table, "human_score", group="doc_id", split=parts)
+    spearman = change[change["metric"] == "spearman"].set_index("part")
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    assert (
+        f"coverage rises by {row['difference']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}] "
+        f"(B higher on {row['wins']} of {row['n_pairs']} summaries)"
+    ) in text
+    assert f"documents' mean differences (`test` names it), {row['p_value']:.4f}, the" in text
+    assert row["p_value"] == 0.0625 and row["groups"] == 5
+    tune, test = spearman.loc["tune"], spearman.loc["test"]
+    assert (
+        f"Spearman rises by {tune['change']:.3f} on the {tune['groups']:.0f} tune documents and "
+        f"does not move ({test['change']:.3f}) on the {test['groups']:.0f} test documents"
+    ) in text
+    assert f"so it is `{test['verdict']}`" in text

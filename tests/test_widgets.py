@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 from _support import DATA, REPO
@@ -546,10 +547,11 @@ def test_run_rescores_the_sample_and_shows_the_change_and_agreement(
     assert [row[:2] for row in shown] == [
         [part, metric] for part in ("tune", "test") for metric in ("Spearman", "Kendall", "Pearson")
     ]
-    for part, _, _, _, change, n, verdict in shown:
-        assert change.startswith("0.000") and n == str(sizes[part])
-        assert verdict == ("not confirmed" if part == "test" else "")
-    assert tuner.verdict == "not confirmed"  # no change cannot be confirmed
+    assert set(agreement.level) == {"per_group"}  # summarization: per document by default
+    for part, _, _, _, change, n, verdict, _ in shown:
+        assert change.startswith("0.000") and int(n) <= sizes[part]
+        assert verdict == ("cannot tell" if part == "test" else "")
+    assert tuner.verdict == "cannot tell"  # no change is no reason to keep the edit
 
     tuner.run_button.click()  # the "before" scores are computed once
     assert tuner.progress.max == 16
@@ -569,7 +571,7 @@ def test_boolean_labels_add_auroc(tmp_path: Path) -> None:
     assert list(tuner.agreement.metric) == ["spearman", "kendall", "pearson", "auroc"] * 2
     assert "AUROC" in tuner.results.value
     assert tuner.group is None  # no doc_id: each answer is its own group
-    assert "Verdict (AUROC)" in tuner.results.value
+    assert "Verdict (pooled AUROC of the final score)" in tuner.results.value
 
 
 def test_export_returns_only_the_changed_templates(rows: list[dict[str, Any]]) -> None:
@@ -690,7 +692,7 @@ _RATING_STEP = et.Step(
 
 
 def _rated_items() -> list[dict[str, Any]]:
-    """16 answers on 8 documents, labelled 0 to 15."""
+    """40 answers on 20 documents, labelled 0 to 39."""
     return [
         {
             "id": f"answer-{i}",
@@ -699,7 +701,7 @@ def _rated_items() -> list[dict[str, Any]]:
             "output": f"answer-{i}",
             "label": float(i),
         }
-        for i in range(16)
+        for i in range(40)
     ]
 
 
@@ -718,7 +720,7 @@ def _rating_tuner(on_test: str) -> PromptTuner:
         label = labels[item_id.group(0)]
         test_item = item_id.group(0) in in_test
         # Before the edit: a poor rating, except where the edit is to hurt a good one.
-        rating = label if test_item and on_test == "hurts" else (7 * label) % 16
+        rating = label if test_item and on_test == "hurts" else (7 * label) % 40
         if _HELPFUL_EDIT in prompt:
             if not test_item or on_test == "helps":
                 rating = label
@@ -734,14 +736,14 @@ def _rating_tuner(on_test: str) -> PromptTuner:
         score=lambda context: float(context.replies["rate"]["rating"]),
         model=judge,
     )
-    return PromptTuner(scorer, items, labels="label", sample=16)
+    return PromptTuner(scorer, items, labels="label", sample=40)
 
 
 @pytest.mark.parametrize(
     ("on_test", "verdict"),
     [
-        ("nothing", "not confirmed"),
-        ("helps", "confirmed on test"),
+        ("nothing", "cannot tell"),
+        ("helps", "better on test"),
         ("hurts", "worse on test"),
     ],
 )
@@ -773,7 +775,11 @@ def test_an_edit_that_helps_the_tune_part_is_judged_on_the_test_part(
         assert (test.change, test.change_ci_low, test.change_ci_high) == (0.0, 0.0, 0.0)
     assert tuner.verdict == verdict == test.verdict
     shown = re.sub(r"<[^>]+>", "", tuner.results.value)
-    assert f"Verdict (Spearman): {verdict}." in shown
+    # A custom scorer's agreement is pooled over the items (documents resampled whole).
+    assert f"Verdict (pooled Spearman of the final score): {verdict}." in shown
+    # Only an edit better on held-out documents reads as a reason to keep it.
+    assert ("supports keeping the edit" in shown) == (verdict == "better on test")
+    assert ("do not keep the edit" in shown) == (verdict == "worse on test")
     tune_interval = f"[{tune.change_ci_low:.2f}, {tune.change_ci_high:.2f}]"
     assert f"Tune part: {tune.change:+.3f} {tune_interval} over {int(tune.n)} items" in shown
     # The export carries the evidence it was chosen on.
@@ -787,8 +793,8 @@ def test_an_edit_that_helps_the_tune_part_is_judged_on_the_test_part(
         "group": "doc_id",
         "test_share": 0.5,
         "seed": 0,
-        "tune_items": 8,
-        "test_items": 8,
+        "tune_items": 20,
+        "test_items": 20,
     }
     json.dumps(record)  # plain values, ready to save beside the prompts
     # Edited again after the run: the evidence no longer belongs to the export.
@@ -797,6 +803,76 @@ def test_an_edit_that_helps_the_tune_part_is_judged_on_the_test_part(
     assert tuner.exported_record is not None
     assert tuner.exported_record["agreement"] == {}
     assert tuner.exported_record["verdict"] is None
+
+
+def test_an_edit_that_flattens_every_test_document_says_so() -> None:
+    # Issue 32: notebook 03's stricter settings take the test part's pooled Spearman from
+    # 0.851 to 0.101 while each of its 2 documents scores all its summaries alike; the
+    # verdict read "not confirmed".
+    scorer = et.create_summarization_scorer()
+    for level in ("per_group", "pooled"):
+        tuner = PromptTuner(
+            scorer, DATA / "demo_summaries.jsonl", labels="human_score", sample=16, level=level
+        )
+        tuner.sliders["claim_support"].value = 1.0
+        tuner.sliders["answer_share"].value = 0.9
+        comparison = tuner.run_sync()
+        test = comparison[comparison.part == "test"]
+        assert test.groupby("doc_id")["after"].nunique().max() == 1
+        assert test.groupby("doc_id")["before"].nunique().max() > 1
+        assert tuner.verdict == "lost all discrimination on test"
+        shown = re.sub(r"<[^>]+>", "", tuner.results.value)
+        assert "each of the 2 test documents gives all its items one score" in shown
+        assert "do not keep the edit" in shown
+
+
+def test_the_verdict_reads_the_axis_and_level_the_user_chose() -> None:
+    # Issue 32: the tuner measured pooled Spearman of the final score, while notebook 04 and
+    # the rest of the toolkit read summarization per document; the verdict did not say which.
+    from scipy import stats
+
+    scorer = et.create_summarization_scorer()
+    data = DATA / "demo_summaries.jsonl"
+    default = PromptTuner(scorer, data, labels="human_score", sample=16, n_bootstrap=0)
+    assert (default.axis, default.level) == ("score", "per_group")
+    assert "agreement read on the final score, per document (doc_id)" in default.intro.value
+    coverage = PromptTuner(
+        scorer, data, labels="human_score", sample=16, n_bootstrap=0, axis="coverage"
+    )
+    coverage.sliders["answer_share"].value = 0.9
+    comparison = coverage.run_sync()
+    run = et.run_evals(data, scorer, progress=False)
+    by_id = {item.item_id: item.scorer_results["summarization"] for item in run}
+    assert list(comparison.before) == [
+        by_id[item_id].details["coverage_score"] for item_id in comparison.item_id
+    ]
+    assert coverage.agreement is not None
+    rows = coverage.agreement.query("metric == 'spearman'").set_index("part")
+    for part in ("tune", "test"):
+        chosen = comparison[comparison.part == part]
+        per_document = [
+            stats.spearmanr(group.before, group.human_score).statistic
+            if group.before.nunique() > 1
+            else 0.0
+            for _, group in chosen.groupby("doc_id")
+            if group.human_score.nunique() > 1 and len(group) >= 3
+        ]
+        assert rows.loc[part, "before"] == pytest.approx(np.mean(per_document))
+        assert rows.loc[part, "level"] == "per_group"
+    shown = re.sub(r"<[^>]+>", "", coverage.results.value)
+    assert "Verdict (per-document Spearman of the coverage axis)" in shown
+    pooled = PromptTuner(
+        scorer, data, labels="human_score", sample=16, n_bootstrap=0, level="pooled"
+    )
+    pooled.run_sync()
+    assert "Verdict (pooled Spearman of the final score)" in pooled.results.value
+    assert pooled.agreement is not None and set(pooled.agreement.level) == {"pooled"}
+    with pytest.raises(ConfigurationError, match="no axis 'relevance'; choose one of score"):
+        PromptTuner(scorer, data, labels="human_score", axis="relevance")
+    with pytest.raises(ConfigurationError, match="level='system' needs a 'system_id' field"):
+        PromptTuner(scorer, data, labels="human_score", level="system")
+    with pytest.raises(ConfigurationError, match="unknown level 'document'"):
+        PromptTuner(scorer, data, labels="human_score", level="document")
 
 
 def test_the_tuner_says_what_it_cannot_measure(rows: list[dict[str, Any]]) -> None:

@@ -22,7 +22,14 @@ import os
 from pathlib import Path
 
 from ._agreement import agreement
-from ._change import AGREEMENT_METRICS, agreement_change, check_label_name, compare_scores
+from ._change import (
+    AGREEMENT_METRICS,
+    LEVELS,
+    VERDICTS,
+    agreement_change,
+    check_label_name,
+    compare_scores,
+)
 from ._compare import (
     JudgeComparison,
     acompare_judges,
@@ -30,7 +37,13 @@ from ._compare import (
     compare_judges,
     judge_comparison,
 )
-from ._evaluate import ANSWER_THRESHOLD, MetaEvaluation, ameta_evaluate, meta_evaluate
+from ._evaluate import (
+    ANSWER_THRESHOLD,
+    SYSTEM_COLUMN,
+    MetaEvaluation,
+    ameta_evaluate,
+    meta_evaluate,
+)
 from ._held_out import tune_test_split
 from ._labels import (
     HumanComparison,
@@ -52,16 +65,21 @@ from ._loaders import load_qa_equivalence, load_sentence_pairs, load_summeval, l
 from ._paired import compare_runs, paired_scores
 from ._reliability import cohen_kappa, krippendorff_alpha
 from ._repeatability import Repeatability, arepeatability, repeatability
+from ._williams import WilliamsTest, williams_test
 
 __all__ = [
     "AGREEMENT_METRICS",
     "ANSWER_THRESHOLD",
+    "LEVELS",
+    "SYSTEM_COLUMN",
+    "VERDICTS",
     "HumanComparison",
     "JudgeComparison",
     "LabelAgreement",
     "LabelScale",
     "MetaEvaluation",
     "Repeatability",
+    "WilliamsTest",
     "acompare_judges",
     "agreement",
     "agreement_change",
@@ -94,6 +112,7 @@ __all__ = [
     "repeatability",
     "text_hash",
     "tune_test_split",
+    "williams_test",
     "with_human_labels",
 ]
 

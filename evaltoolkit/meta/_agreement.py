@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._chance import BASELINE, baseline_rows, categorical_rows
 from ._loaders import _describe_columns, _error
-from ._resample import percentile_interval, resample_counts
+from ._resample import few_note, percentile_interval, resample_counts
 from ._system import SYSTEM_LEVEL, system_rows
 
 if TYPE_CHECKING:
@@ -38,6 +38,7 @@ RESULT_COLUMNS = (
     "skipped",
     "groups",
     "threshold",
+    "note",
 )
 CORRELATION_METRICS = ("spearman", "kendall", "pearson")
 BINARY_METRICS = ("auroc", "accuracy", "f1", "best_accuracy", "best_f1")
@@ -519,14 +520,17 @@ def agreement(
         system: Column naming the system that produced each item (e.g. ``"system_id"``):
             adds the system-level correlations (``level="system"``: each system's mean
             score against its mean label, correlated over systems, ``groups`` counting the
-            systems), their interval resampling the ``group`` (documents), else items.
+            systems), their boot-both interval resampling the ``group`` (documents, else items)
+            and the systems together (Deutsch, Dror and Roth 2021).
 
     Returns:
         A DataFrame with the columns ``score``, ``label``, ``metric``, ``level``, ``value``,
         ``ci_low``, ``ci_high``, ``n`` (items used), ``skipped`` (items skipped as missing),
-        ``groups`` (groups used, or systems for ``level="system"``; NaN for pooled rows) and
-        ``threshold`` (for threshold metrics; NaN otherwise). ``level`` is ``pooled``,
-        ``per_group``, ``system`` or ``baseline``.
+        ``groups`` (groups used, or systems for ``level="system"``; NaN for pooled rows),
+        ``threshold`` (for threshold metrics; NaN otherwise) and ``note``: a figure on fewer
+        than 10 items, groups or systems (whichever its interval resamples) says so there,
+        and a kappa row names the label values it weighs disagreements on. ``level`` is
+        ``pooled``, ``per_group``, ``system`` or ``baseline``.
 
     Raises:
         ConfigurationError: A named column is missing or not numeric, or an option is out of
@@ -641,6 +645,8 @@ def agreement(
             seed_sequence=baseline_seed,
         )
     ]
+    for row in rows:
+        row["note"] = _note(row, group)
     result = pd.DataFrame(rows, columns=list(RESULT_COLUMNS))
     return result.astype(
         {
@@ -653,6 +659,18 @@ def agreement(
             "threshold": "float64",
         }
     )
+
+
+def _note(row: dict[str, Any], group: str | None) -> str:
+    """Why to read a row with care: too few units for it, and the values a kappa weighs."""
+    level = row["level"]
+    if level == "per_group":
+        few = few_note(int(row["groups"]), f"{group} groups")
+    elif level == SYSTEM_LEVEL:
+        few = few_note(int(row["groups"]), "systems")
+    else:
+        few = few_note(int(row["n"]), "items")
+    return "; ".join(part for part in (row.get("note", ""), few) if part)
 
 
 def _recoded(codes: IndexArray) -> IndexArray:

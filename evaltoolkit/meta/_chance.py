@@ -61,8 +61,31 @@ def _kind(labels: FloatArray, binary: bool) -> tuple[KappaWeights, Level]:
     return "quadratic", "ordinal"
 
 
-def _row(metric: str, value: float, low: float, high: float, n: int) -> dict[str, Any]:
-    return {"metric": metric, "value": value, "ci_low": low, "ci_high": high, "n": n}
+def _row(
+    metric: str, value: float, low: float, high: float, n: int, note: str = ""
+) -> dict[str, Any]:
+    return {"metric": metric, "value": value, "ci_low": low, "ci_high": high, "n": n} | (
+        {"note": note} if note else {}
+    )
+
+
+def _values(values: list[float]) -> str:
+    return ", ".join(f"{value:g}" for value in values)
+
+
+def kappa_note(domain: FloatArray, weights: KappaWeights) -> str:
+    """The label values a kappa is computed on, as scikit-learn's ``labels=`` would take them."""
+    values = domain.tolist()
+    if weights is None:
+        return f"on the values {_values(values)}"
+    try:
+        scale = evenly_spaced(values)
+    except ConfigurationError:
+        return f"on the values {_values(values)} (not evenly spaced: weighed by value)"
+    return (
+        f"{weights} weights on the values {_values(scale)} (scikit-learn's "
+        f"labels=[{_values(scale)}]: an unused value still counts as a step)"
+    )
 
 
 def _interval(samples: FloatArray, confidence: float) -> tuple[float, float]:
@@ -164,7 +187,8 @@ def categorical_rows(
         low, high = math.nan, math.nan
         if n_bootstrap and math.isfinite(value):
             low, high = _interval(np.asarray(drawn_values[name], dtype=float), confidence)
-        rows.append(_row(name, value, low, high, items))
+        note = kappa_note(domain, weights) if name == kappa_name else ""
+        rows.append(_row(name, value, low, high, items, note))
     return rows
 
 

@@ -23,7 +23,9 @@ from ..scorers import Scorer, ScorerSpec, scorer_ids, scorer_spec, scorer_spec_o
 from ._agreement import agreement
 from ._evaluate import SYSTEM_COLUMN, MetaEvaluation, Task, ameta_evaluate
 from ._labels import with_human_labels
+from ._resample import FEW_UNITS, few_note
 from ._system import SYSTEM_LEVEL
+from ._williams import WilliamsTest, williams_test
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -39,12 +41,16 @@ __all__ = [
 #: Leaderboard columns always present, in order (the metric columns depend on the label).
 LEADING_COLUMNS = (
     "rank",
+    "tied",
     "judge",
     "judge_model",
     "metric",
     "agreement",
     "ci_low",
     "ci_high",
+    "vs_best",
+    "vs_best_ci_low",
+    "vs_best_ci_high",
 )
 TRAILING_COLUMNS = (
     "n",
@@ -56,6 +62,7 @@ TRAILING_COLUMNS = (
     "tokens",
     "cost",
     "mean_latency_s",
+    "note",
 )
 
 _COLUMN_OPTIONS = frozenset(
@@ -67,7 +74,8 @@ _COLUMN_OPTIONS = frozenset(
 _PER_GROUP_METRICS = {"spearman_per_group": "spearman", "kendall_per_group": "kendall"}
 #: Pooled metrics of :meth:`JudgeComparison.paired`.
 _POOLED_METRICS = ("spearman", "kendall", "pearson", "auroc")
-_MIN_GROUP_SIZE = 3  # as in agreement(): a correlation within fewer items says little
+#: The system-level metric of :meth:`JudgeComparison.paired`.
+_SYSTEM_METRIC = "spearman_system"
 
 
 @dataclass(slots=True)
@@ -108,6 +116,11 @@ class JudgeComparison:
         group = self.leaderboard.attrs.get("group")
         return None if group is None else str(group)
 
+    def _column(self, name: str) -> str:
+        """The score column of judge ``name`` compared (its final score for a baseline)."""
+        columns = self.leaderboard.attrs.get("columns") or {}
+        return str(columns.get(name, self.score))
+
     def _judge(self, name: str) -> MetaEvaluation:
         if name not in self.evaluations:
             raise ConfigurationError(
@@ -144,7 +157,7 @@ class JudgeComparison:
                 raise ConfigurationError(
                     f"judge {name!r} has the name of an item field; rename the judge"
                 )
-            table[name] = evaluation.scores[self.score].astype(float).to_numpy()
+            table[name] = evaluation.scores[self._column(name)].astype(float).to_numpy()
         return table
 
     def disagreements(self, a: str, b: str, *, top: int | None = 10) -> pd.DataFrame:
@@ -202,12 +215,16 @@ class JudgeComparison:
 
         - Per-document metrics (``spearman_per_group``, ``kendall_per_group``): each
           document's correlation for each judge (:func:`scipy.stats.spearmanr`,
-          :func:`scipy.stats.kendalltau`; documents with fewer than 3 items, or where either
-          judge's correlation is undefined, left out), the mean of the per-document
+          :func:`scipy.stats.kendalltau`; documents with fewer than 3 items or equal labels
+          left out; a document whose scores a judge gives all alike counts 0 for that
+          judge, which ranks none of its summaries), the mean of the per-document
           differences, documents resampled with a seeded numpy Generator.
         - Pooled metrics (``spearman``, ``kendall``, ``pearson``, ``auroc`` for boolean
           labels): both judges' figures on each resample of documents (or items), as
           :func:`~evaltoolkit.meta.agreement_change` computes a change.
+        - ``spearman_system`` (data with a ``system_id``): each system's mean score against
+          its mean label, over systems; the boot-both interval resamples documents and
+          systems together (Deutsch, Dror and Roth 2021).
 
         Args:
             a: One judge's name.
@@ -220,7 +237,9 @@ class JudgeComparison:
         Returns:
             One row: ``judge_a``, ``judge_b``, ``metric``, ``agreement_a``,
             ``agreement_b``, ``difference`` (a - b), ``ci_low``, ``ci_high``, ``n`` (items
-            used) and ``groups`` (documents used; NaN without a group).
+            used), ``groups`` (documents used, systems for ``spearman_system``; NaN without
+            a group) and ``note`` (fewer than 10 documents, items or systems, or documents a
+            judge scored alike; else "").
 
         Raises:
             ConfigurationError: An unknown judge or metric.
@@ -235,8 +254,8 @@ class JudgeComparison:
             ...     label="human_score", score="coverage", source_col="input",
             ...     summary_col="output", n_bootstrap=0, progress=False)
             >>> row = comparison.paired("default", "strict", n_bootstrap=200).iloc[0]
-            >>> row["metric"], float(row["groups"])
-            ('spearman_per_group', 3.0)
+            >>> row["metric"], float(row["groups"])  # a document scored alike counts 0
+            ('spearman_per_group', 5.0)
             >>> bool(row["ci_low"] <= row["difference"] <= row["ci_high"])
             True
         """
@@ -245,10 +264,16 @@ class JudgeComparison:
 
         first, second = self._judge(a), self._judge(b)
         chosen = metric or str(self.leaderboard.attrs.get("metric", "spearman"))
-        if chosen not in _PER_GROUP_METRICS and chosen not in _POOLED_METRICS:
+        known = [*_PER_GROUP_METRICS, *_POOLED_METRICS, _SYSTEM_METRIC]
+        if chosen not in known:
             raise ConfigurationError(
-                f"paired: unknown metric {chosen!r}; choose one of "
-                f"{', '.join([*_PER_GROUP_METRICS, *_POOLED_METRICS])}"
+                f"paired: unknown metric {chosen!r}; choose one of {', '.join(known)}"
+            )
+        systems = first.scores.get(SYSTEM_COLUMN)
+        if chosen == _SYSTEM_METRIC and systems is None:
+            raise ConfigurationError(
+                f"paired: {chosen} needs a {SYSTEM_COLUMN!r} column in the data; use "
+                "metric='spearman'"
             )
         if chosen in _PER_GROUP_METRICS and self.group is None:
             raise ConfigurationError(
@@ -263,12 +288,24 @@ class JudgeComparison:
             raise ConfigurationError(
                 f"paired: confidence must lie strictly between 0 and 1, got {confidence!r}"
             )
-        scores_a = first.scores[self.score].astype(float).to_numpy()
-        scores_b = second.scores[self.score].astype(float).to_numpy()
+        scores_a = first.scores[self._column(a)].astype(float).to_numpy()
+        scores_b = second.scores[self._column(b)].astype(float).to_numpy()
         labels = first.scores[self.label].astype(float).to_numpy()
         usable = np.isfinite(scores_a) & np.isfinite(scores_b) & np.isfinite(labels)
         groups = first.scores[self.group].to_numpy()[usable] if self.group else None
-        if chosen in _PER_GROUP_METRICS:
+        if chosen == _SYSTEM_METRIC:
+            assert systems is not None
+            values = _paired_system(
+                scores_a[usable],
+                scores_b[usable],
+                labels[usable],
+                systems.to_numpy()[usable],
+                groups,
+                n_bootstrap=n_bootstrap,
+                confidence=confidence,
+                seed=seed,
+            )
+        elif chosen in _PER_GROUP_METRICS:
             assert groups is not None
             values = _paired_per_group(
                 scores_a[usable],
@@ -307,55 +344,65 @@ def _paired_per_group(
     seed: int,
 ) -> dict[str, Any]:
     """Per-document correlations of two judges, the mean difference and its interval."""
-    import warnings
-
     import numpy as np
     import pandas as pd
-    from scipy import stats
 
-    correlate = stats.spearmanr if statistic == "spearman" else stats.kendalltau
-    codes, uniques = pd.factorize(pd.Series(list(groups), dtype=object))
-    per_a, per_b, sizes = [], [], []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # a constant score or label in a document: NaN, left out
-        for code in range(len(uniques)):
-            members = codes == code
-            if members.sum() < _MIN_GROUP_SIZE:
-                continue
-            value_a = float(correlate(scores_a[members], labels[members])[0])
-            value_b = float(correlate(scores_b[members], labels[members])[0])
-            if math.isfinite(value_a) and math.isfinite(value_b):
-                per_a.append(value_a)
-                per_b.append(value_b)
-                sizes.append(int(members.sum()))
-    if not per_a:
-        return {
-            "agreement_a": math.nan,
-            "agreement_b": math.nan,
-            "difference": math.nan,
-            "ci_low": math.nan,
-            "ci_high": math.nan,
-            "n": 0,
-            "groups": 0.0,
-        }
-    values_a, values_b = np.array(per_a), np.array(per_b)
-    differences = values_a - values_b
-    low, high = math.nan, math.nan
-    if n_bootstrap > 0 and len(differences) > 1:
-        from ._resample import percentile_interval
+    from ._levels import paired_per_group
 
-        generator = np.random.default_rng(seed)
-        drawn = generator.integers(0, len(differences), size=(n_bootstrap, len(differences)))
-        low, high = percentile_interval(differences[drawn].mean(axis=1), confidence)
-    return {
-        "agreement_a": float(values_a.mean()),
-        "agreement_b": float(values_b.mean()),
-        "difference": float(differences.mean()),
-        "ci_low": low,
-        "ci_high": high,
-        "n": int(sum(sizes)),
-        "groups": float(len(differences)),
-    }
+    codes = np.asarray(pd.factorize(pd.Series(list(groups), dtype=object))[0], dtype=np.intp)
+    row = paired_per_group(
+        scores_b,  # "before": the change after - before is then a - b
+        scores_a,
+        labels,
+        codes,
+        statistic=statistic,
+        n_bootstrap=n_bootstrap,
+        confidence=confidence,
+        seed_sequence=np.random.SeedSequence(seed),
+    )
+    notes = [few_note(int(row["groups"]), "documents")]
+    for name, which in (("a", "after"), ("b", "before")):
+        if row[f"constant_{which}"]:
+            notes.append(
+                f"judge {name} scored all the items of {row[f'constant_{which}']} of "
+                f"{int(row['groups'])} documents alike (each counted as 0)"
+            )
+    return _as_pair(row, "; ".join(note for note in notes if note))
+
+
+def _paired_system(
+    scores_a: Any,
+    scores_b: Any,
+    labels: Any,
+    systems: Any,
+    groups: Any,
+    *,
+    n_bootstrap: int,
+    confidence: float,
+    seed: int,
+) -> dict[str, Any]:
+    """System-level Spearman of two judges on the same boot-both resamples."""
+    import numpy as np
+    import pandas as pd
+
+    from ._levels import paired_system
+
+    def codes(values: Any) -> Any:
+        return np.asarray(pd.factorize(pd.Series(list(values), dtype=object))[0], dtype=np.intp)
+
+    units = codes(groups) if groups is not None else np.arange(len(labels))
+    row = paired_system(
+        scores_b,
+        scores_a,
+        labels,
+        codes(systems),
+        units,
+        statistic="spearman",
+        n_bootstrap=n_bootstrap,
+        confidence=confidence,
+        seed_sequence=np.random.SeedSequence(seed),
+    )
+    return _as_pair(row, few_note(int(row["groups"]), "systems"))
 
 
 def _paired_pooled(
@@ -396,6 +443,12 @@ def _paired_pooled(
             + (" (AUROC needs a boolean label)" if metric == "auroc" else "")
         )
     row = rows[0]
+    units = int(row["n"]) if groups is None else int(row["groups"])
+    return _as_pair(row, few_note(units, "items" if groups is None else "documents"))
+
+
+def _as_pair(row: Mapping[str, Any], note: str) -> dict[str, Any]:
+    """A before/after change row as two judges' figures: b was "before", a "after"."""
     return {
         "agreement_a": row["after"],
         "agreement_b": row["before"],
@@ -404,28 +457,60 @@ def _paired_pooled(
         "ci_high": row["change_ci_high"],
         "n": row["n"],
         "groups": row["groups"],
+        "note": note,
     }
 
 
-def _task_of(judges: Mapping[str, Scorer], task: Task | None) -> ScorerSpec:
-    if task is not None:
-        return scorer_spec(task, what="task")
+def _tasks_of(judges: Mapping[str, Scorer], task: Task | None) -> dict[str, ScorerSpec]:
+    """Each judge's registered scorer: judges of one layout (a task and its baselines)."""
+    given = None if task is None else scorer_spec(task, what="task")
     found: dict[str, ScorerSpec] = {}
     for name, judge in judges.items():
         spec = scorer_spec_of(judge)
-        if spec is None:
+        if spec is None and given is None:
             raise ConfigurationError(
                 f"judge {name!r} is a {type(judge).__name__}, whose task is unknown; pass "
                 f"task= (one of {', '.join(scorer_ids())})"
             )
+        if spec is None or (given is not None and spec.layout != given.layout):
+            assert given is not None
+            spec = given
         found[name] = spec
-    tasks = {spec.id for spec in found.values()}
-    if len(tasks) > 1:
+    if len({spec.layout for spec in found.values()}) > 1:
         kinds = {name: spec.id for name, spec in found.items()}
         raise ConfigurationError(
-            f"the judges score different tasks ({kinds}); compare judges of one task"
+            f"the judges score different tasks ({kinds}); compare judges of one task (and "
+            "the baselines of its layout)"
         )
-    return found[next(iter(found))]
+    return found
+
+
+def _compared_columns(evaluations: Mapping[str, MetaEvaluation], chosen: str) -> dict[str, str]:
+    """Each judge's column for ``chosen``: its own, or its final score for the first's.
+
+    A baseline names its final score after itself (``score_token_f1``) where the task's
+    judge names it after the task (``score_answer_similarity``): both are the final score.
+    """
+    first = next(iter(evaluations.values()))
+    final = _final_column(first)
+    columns = {}
+    for name, evaluation in evaluations.items():
+        if chosen in evaluation.score_columns:
+            columns[name] = chosen
+        elif chosen == final and _final_column(evaluation) is not None:
+            columns[name] = str(_final_column(evaluation))
+        else:
+            raise ConfigurationError(
+                f"judge {name!r} has no {chosen!r} score (its scores: "
+                f"{', '.join(evaluation.score_columns)}); compare the judges on a score they "
+                "all have, such as their final score"
+            )
+    return columns
+
+
+def _final_column(evaluation: MetaEvaluation) -> str | None:
+    """The column holding an evaluation's final score (the last one read)."""
+    return evaluation.score_columns[-1] if evaluation.score_columns else None
 
 
 def _check_judges(judges: Mapping[str, Scorer]) -> dict[str, Scorer]:
@@ -513,14 +598,20 @@ def _leaderboard_row(
             "mean_latency_s": math.fsum(latencies) / len(latencies) if latencies else math.nan,
         }
     )
+    if primary == "spearman_per_group":
+        row["note"] = few_note(int(row.get("groups", 0)), "documents")
+    else:
+        row["note"] = few_note(int(row["n"]), "items")
     return row
 
 
 def _pairwise(
     evaluations: Mapping[str, MetaEvaluation],
-    score: str,
+    compared: Mapping[str, str],
     group: str | None,
+    label: str,
     *,
+    williams: bool,
     n_bootstrap: int,
     confidence: float,
     seed: int,
@@ -531,16 +622,25 @@ def _pairwise(
     columns += ["kendall", "kendall_ci_low", "kendall_ci_high", "pearson"]
     if group is not None:
         columns += ["spearman_per_group", "groups"]
+    first = next(iter(evaluations.values()))
+    systems = SYSTEM_COLUMN in first.scores.columns
+    if williams:
+        columns += ["williams_t", "williams_p"]
+        if systems:
+            columns += ["williams_system_t", "williams_system_p", "systems"]
     rows = []
-    for first, second in itertools.combinations(evaluations, 2):
+    for first_name, second_name in itertools.combinations(evaluations, 2):
         frame = pd.DataFrame(
             {
-                "a": evaluations[first].scores[score].astype(float).to_numpy(),
-                "b": evaluations[second].scores[score].astype(float).to_numpy(),
+                "a": evaluations[first_name].scores[compared[first_name]].astype(float).to_numpy(),
+                "b": evaluations[second_name]
+                .scores[compared[second_name]]
+                .astype(float)
+                .to_numpy(),
             }
         )
         if group is not None:
-            frame["group"] = evaluations[first].scores[group].to_numpy()
+            frame["group"] = evaluations[first_name].scores[group].to_numpy()
         table = agreement(
             frame,
             "a",
@@ -550,7 +650,7 @@ def _pairwise(
             confidence=confidence,
             seed=seed,
         )
-        row: dict[str, Any] = {"judge_a": first, "judge_b": second}
+        row: dict[str, Any] = {"judge_a": first_name, "judge_b": second_name}
         pooled = table[table["level"] == "pooled"]
         row["n"] = int(pooled["n"].iloc[0]) if len(pooled) else 0
         for metric in ("spearman", "kendall"):
@@ -562,8 +662,46 @@ def _pairwise(
             row["spearman_per_group"] = _metric_value(table, "spearman", "per_group")[0]
             per_group = table[(table["level"] == "per_group") & (table["metric"] == "spearman")]
             row["groups"] = int(per_group["groups"].iloc[0]) if len(per_group) else 0
+        if williams:
+            frame["label"] = first.scores[label].astype(float).to_numpy()
+            if systems:
+                frame["system"] = first.scores[SYSTEM_COLUMN].to_numpy()
+            row.update(_williams_columns(frame, systems))
         rows.append(row)
     return pd.DataFrame(rows, columns=columns)
+
+
+def _williams_columns(frame: pd.DataFrame, systems: bool) -> dict[str, Any]:
+    """Williams' test of the two judges' Spearman with the label: over items, over systems."""
+    import warnings
+
+    from scipy import stats
+
+    usable = frame.dropna(subset=["a", "b", "label"])
+
+    def test(table: pd.DataFrame) -> WilliamsTest:
+        if len(table) < 4:
+            return WilliamsTest(math.nan, max(len(table) - 3, 0), math.nan)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a constant judge: NaN, and so is the test
+            r_a = float(stats.spearmanr(table["a"], table["label"]).statistic)
+            r_b = float(stats.spearmanr(table["b"], table["label"]).statistic)
+            r_ab = float(stats.spearmanr(table["a"], table["b"]).statistic)
+        return williams_test(r_a, r_b, r_ab, len(table))
+
+    pooled = test(usable)
+    columns: dict[str, Any] = {"williams_t": pooled.statistic, "williams_p": pooled.p_value}
+    if systems:
+        means = usable.groupby("system")[["a", "b", "label"]].mean()
+        system = test(means)
+        columns.update(
+            {
+                "williams_system_t": system.statistic,
+                "williams_system_p": system.p_value,
+                "systems": len(means),
+            }
+        )
+    return columns
 
 
 async def ajudge_comparison(
@@ -582,6 +720,7 @@ async def ajudge_comparison(
     concurrency: int = 8,
     progress: bool = True,
     labels: str | os.PathLike[str] | pd.DataFrame | None = None,
+    williams: bool = False,
     **columns: str | None,
 ) -> JudgeComparison:
     """The async twin of :func:`judge_comparison`."""
@@ -595,7 +734,8 @@ async def ajudge_comparison(
             f"{', '.join(sorted(_COLUMN_OPTIONS))}, and each judge's model options belong on "
             "its scorer"
         )
-    spec = _task_of(named, task)
+    specs = _tasks_of(named, task)
+    spec = next(iter(specs.values()))
     frame = as_table(data, who="compare_judges")
     if limit is not None:
         frame = frame.head(limit)
@@ -604,17 +744,15 @@ async def ajudge_comparison(
         frame = with_human_labels(frame, labels, label=label)
     if group is None and spec.group is not None and spec.group in frame.columns:
         group = spec.group
-    if threshold is None:
-        threshold = spec.threshold
     evaluations: dict[str, MetaEvaluation] = {}
     for name, judge in named.items():
         evaluations[name] = await ameta_evaluate(
             frame,
-            task=spec.id,
+            task=specs[name].id,
             label=label,
             group=group,
             scorer=judge,
-            threshold=threshold,
+            threshold=threshold if threshold is not None else specs[name].threshold,
             n_bootstrap=0,
             concurrency=concurrency,
             progress=progress,
@@ -630,25 +768,28 @@ async def ajudge_comparison(
         raise ConfigurationError(
             f"score={chosen!r} is not a score of this task; choose one of {first.score_columns}"
         )
+    compared = _compared_columns(evaluations, chosen)
     rows = []
     for name, evaluation in evaluations.items():
         table = agreement(
             evaluation.scores,
-            chosen,
+            compared[name],
             label,
             group=group,
-            threshold=threshold,
+            threshold=threshold if threshold is not None else specs[name].threshold,
             n_bootstrap=n_bootstrap,
             confidence=confidence,
             seed=seed,
             system=SYSTEM_COLUMN if SYSTEM_COLUMN in evaluation.scores.columns else None,
         )
-        rows.append(_leaderboard_row(name, evaluation, table, chosen, group))
+        rows.append(_leaderboard_row(name, evaluation, table, compared[name], group))
     leaderboard = pd.DataFrame(rows)
     leaderboard = leaderboard.sort_values(
         "agreement", ascending=False, na_position="last", kind="stable"
     ).reset_index(drop=True)
     leaderboard.insert(0, "rank", range(1, len(leaderboard) + 1))
+    for column in ("tied", "vs_best", "vs_best_ci_low", "vs_best_ci_high"):
+        leaderboard[column] = False if column == "tied" else math.nan
     metric_columns = [
         column
         for column in leaderboard.columns
@@ -656,7 +797,14 @@ async def ajudge_comparison(
     ]
     leaderboard = leaderboard[[*LEADING_COLUMNS, *metric_columns, *TRAILING_COLUMNS]]
     pairwise = _pairwise(
-        evaluations, chosen, group, n_bootstrap=n_bootstrap, confidence=confidence, seed=seed
+        evaluations,
+        compared,
+        group,
+        label,
+        williams=williams,
+        n_bootstrap=n_bootstrap,
+        confidence=confidence,
+        seed=seed,
     )
     # Plain values only: pandas deep-copies attrs on every operation and compares them when
     # combining frames (a DataFrame there would break board.merge(...)).
@@ -667,8 +815,80 @@ async def ajudge_comparison(
         "score": chosen,
         "group": group,
         "metric": str(leaderboard["metric"].iloc[0]),
+        "columns": compared,
     }
-    return JudgeComparison(leaderboard=leaderboard, pairwise=pairwise, evaluations=evaluations)
+    comparison = JudgeComparison(
+        leaderboard=leaderboard, pairwise=pairwise, evaluations=evaluations
+    )
+    _rank_by_paired_intervals(comparison, n_bootstrap=n_bootstrap, confidence=confidence, seed=seed)
+    return comparison
+
+
+def _rank_by_paired_intervals(
+    comparison: JudgeComparison, *, n_bootstrap: int, confidence: float, seed: int
+) -> None:
+    """Rank each judge 1 + the number of judges that beat it on a paired interval.
+
+    A judge beats another when the paired interval of their difference
+    (:meth:`JudgeComparison.paired`, the ranking metric) lies wholly on its side of 0 and
+    rests on at least :data:`FEW_UNITS` documents (items without documents). Judges no other
+    judge beats share rank 1, and so on; ``tied`` marks a rank held by several judges, and
+    ``vs_best`` (with its interval) is each judge's paired difference to the first one.
+    Judges without a figure come last.
+    """
+    board = comparison.leaderboard
+    metric = str(board.attrs["metric"])
+    names = [str(name) for name in board["judge"]]
+    finite = [name for name, value in zip(names, board["agreement"], strict=True) if value == value]
+    if n_bootstrap == 0 or len(finite) < 2:
+        board.attrs["ranking"] = (
+            "by the point estimates only (n_bootstrap=0): no paired interval tells the judges apart"
+            if n_bootstrap == 0
+            else "one judge with a figure: nothing to tell apart"
+        )
+        return
+    beaten = dict.fromkeys(names, 0)
+    for position, better in enumerate(finite):
+        for worse in finite[position + 1 :]:
+            row = comparison.paired(
+                better,
+                worse,
+                metric=metric,
+                n_bootstrap=n_bootstrap,
+                confidence=confidence,
+                seed=seed,
+            ).iloc[0]
+            units = row["n"] if row["groups"] != row["groups"] else row["groups"]
+            if units < FEW_UNITS:
+                continue
+            if row["ci_low"] > 0:
+                beaten[worse] += 1
+            elif row["ci_high"] < 0:
+                beaten[better] += 1
+    ranks = {name: 1 + beaten[name] for name in finite}
+    for name in names:
+        ranks.setdefault(name, len(finite) + 1)
+    best = finite[0]
+    for index, name in enumerate(names):
+        board.loc[index, "rank"] = ranks[name]
+        board.loc[index, "tied"] = sum(rank == ranks[name] for rank in ranks.values()) > 1
+        if name != best and name in finite:
+            row = comparison.paired(
+                name,
+                best,
+                metric=metric,
+                n_bootstrap=n_bootstrap,
+                confidence=confidence,
+                seed=seed,
+            ).iloc[0]
+            board.loc[index, "vs_best"] = row["difference"]
+            board.loc[index, "vs_best_ci_low"] = row["ci_low"]
+            board.loc[index, "vs_best_ci_high"] = row["ci_high"]
+    board.attrs["ranking"] = (
+        f"a judge ranks below another only when the paired {confidence:.0%} interval of their "
+        f"{metric} difference excludes 0 over at least {FEW_UNITS} documents (items without "
+        "documents); judges no interval separates share a rank (tied)"
+    )
 
 
 def judge_comparison(
@@ -687,6 +907,7 @@ def judge_comparison(
     concurrency: int = 8,
     progress: bool = True,
     labels: str | os.PathLike[str] | pd.DataFrame | None = None,
+    williams: bool = False,
     **columns: str | None,
 ) -> JudgeComparison:
     """:func:`compare_judges`, keeping what is behind the leaderboard: each judge's run.
@@ -726,6 +947,7 @@ def judge_comparison(
             concurrency=concurrency,
             progress=progress,
             labels=labels,
+            williams=williams,
             **columns,
         )
     )
@@ -747,6 +969,7 @@ def compare_judges(
     concurrency: int = 8,
     progress: bool = True,
     labels: str | os.PathLike[str] | pd.DataFrame | None = None,
+    williams: bool = False,
     **columns: str | None,
 ) -> pd.DataFrame:
     """Score one labelled data set with several judges and rank them by agreement with the label.
@@ -808,6 +1031,12 @@ def compare_judges(
         labels: A labels file made with the Annotator (or the frame of
             :func:`~evaltoolkit.meta.read_labels`) as the label source: ``label`` names a
             label in it, resolved per item from its annotators; only labelled items count.
+        williams: Add Williams' test (:func:`~evaltoolkit.meta.williams_test`) of each pair
+            of judges' Spearman with the label to the pairwise records: ``williams_t`` and
+            ``williams_p`` over the items both scored, and with a ``system_id`` column
+            ``williams_system_t``, ``williams_system_p`` over the systems' means (as WMT's
+            metrics task reads it) and ``systems``. The test treats items as independent;
+            with documents, the leaderboard's paired bootstrap is the one to read.
         **columns: ``source_col``, ``summary_col``, ``question_col``, ``answer_col``,
             ``reference_col`` (see :func:`~evaltoolkit.meta.meta_evaluate`).
 
@@ -845,6 +1074,7 @@ def compare_judges(
             concurrency=concurrency,
             progress=progress,
             labels=labels,
+            williams=williams,
             **columns,
         )
     )
@@ -866,6 +1096,7 @@ async def acompare_judges(
     concurrency: int = 8,
     progress: bool = True,
     labels: str | os.PathLike[str] | pd.DataFrame | None = None,
+    williams: bool = False,
     **columns: str | None,
 ) -> pd.DataFrame:
     """The leaderboard of :func:`compare_judges` (its async twin)."""
@@ -884,6 +1115,7 @@ async def acompare_judges(
         concurrency=concurrency,
         progress=progress,
         labels=labels,
+        williams=williams,
         **columns,
     )
     return comparison.leaderboard

@@ -25,12 +25,26 @@ if TYPE_CHECKING:
 
     from ._resample import FloatArray, IndexArray
 
-__all__ = ["CONFIRMED", "NOT_CONFIRMED", "WORSE", "paired_change", "tune_test_split"]
+__all__ = [
+    "BETTER",
+    "CANNOT_TELL",
+    "LEVELS",
+    "LOST",
+    "VERDICTS",
+    "WORSE",
+    "paired_change",
+    "tune_test_split",
+]
 
 TUNE, TEST = "tune", "test"
-CONFIRMED = "confirmed on test"
-NOT_CONFIRMED = "not confirmed"
+BETTER = "better on test"
 WORSE = "worse on test"
+CANNOT_TELL = "cannot tell"
+LOST = "lost all discrimination on test"
+#: Every verdict of a tune/test comparison; only the first is a reason to keep an edit.
+VERDICTS = (BETTER, WORSE, CANNOT_TELL, LOST)
+#: The levels a change in agreement is read at (as in ``agreement``'s ``level`` column).
+LEVELS = ("per_group", "pooled", "system")
 MIN_GROUPS_PER_PART = 2
 DEFAULT_GROUP = "doc_id"
 
@@ -139,7 +153,7 @@ def tune_test_split(
 
 
 #: The most resamples that may leave a figure undefined before its interval is undefined too
-#: (and a verdict on it ``not confirmed``): a part of too few documents says so, rather than
+#: (and a verdict on it ``cannot tell``): a part of too few documents says so, rather than
 #: showing an interval collapsed onto its estimate.
 MAX_UNDEFINED_RESAMPLES = 0.05
 
@@ -240,20 +254,24 @@ def paired_change(
     return rows
 
 
-def verdict(tune_change: float, test_low: float, test_high: float) -> str:
-    """What the test part says about a change seen on the tune part.
+def verdict(test_low: float, test_high: float, *, lost: bool = False) -> str:
+    """What the test part says about an edit: the verdict of its change's interval alone.
 
-    ``confirmed on test``: the test interval excludes 0 on the side of the tune change;
-    ``worse on test``: otherwise, agreement fell on test (its interval lies below 0);
-    ``not confirmed``: anything else (the interval includes 0, or there is none).
+    ``lost all discrimination on test`` when every test document (the whole test part,
+    without groups) gives all its items one score after the edit and did not before;
+    otherwise ``better on test`` (the interval lies above 0), ``worse on test`` (below 0) or
+    ``cannot tell`` (it includes 0, or there is none). Only ``better on test`` is a reason to
+    keep an edit.
     """
+    if lost:
+        return LOST
     if math.isnan(test_low) or math.isnan(test_high):
-        return NOT_CONFIRMED
-    if (tune_change > 0 and test_low > 0) or (tune_change < 0 and test_high < 0):
-        return CONFIRMED
+        return CANNOT_TELL
+    if test_low > 0:
+        return BETTER
     if test_high < 0:
         return WORSE
-    return NOT_CONFIRMED
+    return CANNOT_TELL
 
 
 def _parts_of(comparison: pd.DataFrame, split: str | Mapping[Any, str] | pd.Series) -> list[Any]:
@@ -281,6 +299,49 @@ def _parts_of(comparison: pd.DataFrame, split: str | Mapping[Any, str] | pd.Seri
     return [lookup[item_id] for item_id in comparison["item_id"]]
 
 
+def _lost_discrimination(before: FloatArray, after: FloatArray, codes: IndexArray) -> bool:
+    """Whether every group of two or more items scores all its items alike after, not before."""
+    import numpy as np
+
+    judged = [
+        members for members in (codes == code for code in np.unique(codes)) if members.sum() > 1
+    ]
+    if not judged:
+        return False
+    constant_after = all(np.unique(after[members]).size == 1 for members in judged)
+    constant_before = all(np.unique(before[members]).size == 1 for members in judged)
+    return constant_after and not constant_before
+
+
+def _level_of(level: str | None, group: str | None, system: str | None, binary: bool) -> str:
+    if level is None:
+        return "per_group" if group is not None and not binary else "pooled"
+    if level not in LEVELS:
+        raise ConfigurationError(
+            f"agreement_change: unknown level {level!r}; choose one of {', '.join(LEVELS)}"
+        )
+    if level == "per_group" and group is None:
+        raise ConfigurationError(
+            "agreement_change: level='per_group' needs group= (the column naming each item's "
+            "document), or use level='pooled'"
+        )
+    if level == "system" and system is None:
+        raise ConfigurationError(
+            "agreement_change: level='system' needs system= (the column naming each item's "
+            "system, e.g. system_id), or use level='pooled'"
+        )
+    return level
+
+
+def _codes(values: Any) -> IndexArray:
+    import numpy as np
+    import pandas as pd
+
+    return np.asarray(
+        pd.factorize(pd.Series(list(values), dtype=object), use_na_sentinel=False)[0], np.intp
+    )
+
+
 def change_table(
     comparison: pd.DataFrame,
     label: str,
@@ -291,14 +352,17 @@ def change_table(
     n_bootstrap: int,
     confidence: float,
     seed: int,
+    level: str | None = None,
+    system: str | None = None,
 ) -> pd.DataFrame:
     """The work of :func:`~evaltoolkit.meta.agreement_change` (documented there)."""
     import numpy as np
-    import pandas as pd
 
     from ._agreement import _is_binary_label, _numeric_values
+    from ._levels import paired_per_group, paired_system
+    from ._resample import FEW_UNITS, few_note
 
-    for column, option in ((label, "label"), (group, "group")):
+    for column, option in ((label, "label"), (group, "group"), (system, "system")):
         if column is not None and column not in comparison.columns:
             raise ConfigurationError(
                 f"agreement_change: the comparison has no column {column!r} (from {option}); "
@@ -314,6 +378,7 @@ def change_table(
         )
     labels = _numeric_values(comparison, label, "label")
     binary = _is_binary_label(comparison[label], labels)
+    chosen_level = _level_of(level, group, system, binary)
     before = _numeric_values(comparison, "before", "before")
     after = _numeric_values(comparison, "after", "after")
     usable = np.isfinite(before) & np.isfinite(after) & np.isfinite(labels)
@@ -322,34 +387,92 @@ def change_table(
     names.sort(key=lambda name: (name != TUNE, name != TEST))
     part_array = np.asarray(parts, dtype=object)
     seeds = np.random.SeedSequence(seed).spawn(max(1, len(names)))
+    group_noun = "items" if group is None else f"{group} groups"
     rows: list[dict[str, Any]] = []
     for name, seed_sequence in zip(names, seeds, strict=False):
         chosen = usable & (part_array == name)
         codes: IndexArray | None = None
         if group is not None:
-            factorized = pd.factorize(comparison[group][chosen], use_na_sentinel=False)[0]
-            codes = np.asarray(factorized, dtype=np.intp)
-        for row in paired_change(
-            before[chosen],
-            after[chosen],
-            labels[chosen],
-            binary=binary,
-            metrics=metrics,
-            group_codes=codes,
-            n_bootstrap=n_bootstrap,
-            confidence=confidence,
-            seed_sequence=seed_sequence,
-        ):
-            rows.append({"part": name, **row, "verdict": None})
+            codes = _codes(comparison[group][chosen])
+        if chosen_level == "pooled":
+            found = paired_change(
+                before[chosen],
+                after[chosen],
+                labels[chosen],
+                binary=binary,
+                metrics=metrics,
+                group_codes=codes,
+                n_bootstrap=n_bootstrap,
+                confidence=confidence,
+                seed_sequence=seed_sequence,
+            )
+            units = int(chosen.sum()) if codes is None else len(set(codes.tolist()))
+            for row in found:
+                row["note"] = few_note(units, group_noun)
+        else:
+            found = []
+            metric_seeds = seed_sequence.spawn(len(metrics))
+            for metric, metric_seed in zip(metrics, metric_seeds, strict=True):
+                if metric not in ("spearman", "kendall", "pearson"):
+                    continue  # AUROC has no per-document or system-level form here
+                if chosen_level == "per_group":
+                    assert codes is not None
+                    row = paired_per_group(
+                        before[chosen],
+                        after[chosen],
+                        labels[chosen],
+                        codes,
+                        statistic=metric,
+                        n_bootstrap=n_bootstrap,
+                        confidence=confidence,
+                        seed_sequence=metric_seed,
+                    )
+                    notes = [few_note(int(row["groups"]), group_noun)]
+                    for which in ("before", "after"):
+                        if row[f"constant_{which}"]:
+                            notes.append(
+                                f"{row[f'constant_{which}']} of {int(row['groups'])} "
+                                f"{group_noun} scored all their items alike {which} "
+                                "(each counted as 0)"
+                            )
+                    row["note"] = "; ".join(note for note in notes if note)
+                else:
+                    assert system is not None
+                    documents = codes if codes is not None else np.arange(int(chosen.sum()))
+                    row = paired_system(
+                        before[chosen],
+                        after[chosen],
+                        labels[chosen],
+                        _codes(comparison[system][chosen]),
+                        documents,
+                        statistic=metric,
+                        n_bootstrap=n_bootstrap,
+                        confidence=confidence,
+                        seed_sequence=metric_seed,
+                    )
+                    row["note"] = few_note(int(row["groups"]), f"{system} systems")
+                found.append({"metric": metric, **row})
+        for row in found:
+            rows.append({"part": name, "level": chosen_level, **row, "verdict": None})
     if TUNE in names and TEST in names:
-        tune_change = {row["metric"]: row["change"] for row in rows if row["part"] == TUNE}
+        in_test = usable & (part_array == TEST)
+        test_codes = (
+            _codes(comparison[group][in_test])
+            if group is not None
+            else np.zeros(int(in_test.sum()), dtype=np.intp)
+        )
+        lost = _lost_discrimination(before[in_test], after[in_test], test_codes)
         for row in rows:
-            if row["part"] == TEST and row["metric"] in tune_change:
-                row["verdict"] = verdict(
-                    tune_change[row["metric"]], row["change_ci_low"], row["change_ci_high"]
-                )
+            if row["part"] != TEST:
+                continue
+            resampled = int(row["n"]) if math.isnan(row["groups"]) else int(row["groups"])
+            if resampled < FEW_UNITS and not lost:
+                row["verdict"] = CANNOT_TELL
+                continue
+            row["verdict"] = verdict(row["change_ci_low"], row["change_ci_high"], lost=lost)
     columns = [
         "part",
+        "level",
         "metric",
         "before",
         "after",
@@ -363,7 +486,11 @@ def change_table(
         "n",
         "groups",
         "verdict",
+        "note",
     ]
+    import pandas as pd
+
     table = pd.DataFrame(rows, columns=columns)
     table["verdict"] = table["verdict"].astype(object).where(table["verdict"].notna(), None)
+    table["note"] = table["note"].fillna("")
     return table

@@ -38,6 +38,7 @@ from .._files import missing_file_message
 from .._reading import encoding_problem
 from ..errors import ConfigurationError, DataLoadError
 from ..records import encodable_text
+from ._resample import FEW_UNITS
 
 if TYPE_CHECKING:
     import numpy as np
@@ -957,14 +958,26 @@ class HumanComparison:
 
     @property
     def verdict(self) -> str:
-        """The comparison in words."""
+        """The comparison in words: too few items (fewer than 10), intervals that overlap, or
+        the judge's agreement below or above the annotators'."""
         judge, humans = self.judge[0], self.humans[0]
         if math.isnan(judge) or math.isnan(humans):
             return "not enough shared items to compare"
+        if self.items < FEW_UNITS:
+            return (
+                f"{self.items} items (fewer than {FEW_UNITS}) are too few to tell the judge's "
+                "agreement from the annotators'"
+            )
         low, high = self.judge[1], self.judge[2]
-        if abs(judge - humans) < 0.05 or (low <= humans <= high):
+        human_low, human_high = self.humans[1], self.humans[2]
+        if abs(judge - humans) < 0.05:
             return (
                 "the judge agrees with the annotators about as well as they agree with each other"
+            )
+        if max(low, human_low) <= min(high, human_high):
+            return (
+                "the two intervals overlap: these items cannot tell the judge's agreement from "
+                "the annotators'"
             )
         side = "below" if judge < humans else "above"
         return (

@@ -8,7 +8,8 @@ The statistics come from scipy: :func:`scipy.stats.bootstrap` (percentile interv
 mean of the per-item differences, which resamples whole pairs) and
 :func:`scipy.stats.wilcoxon`. scipy cannot resample clusters, so with ``group`` the interval
 comes from a seeded resampling of whole groups (numpy's Generator), the same groups for both
-runs.
+runs, and the test is over groups: Wilcoxon's signed-rank test on each group's mean difference,
+since the items of one group (the summaries of one document) are not independent.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError
 from ..records import EvalResult, ItemResult, read_results, to_json_text
+from ._resample import few_note
 
 if TYPE_CHECKING:
     import numpy as np
@@ -40,12 +42,14 @@ COMPARISON_COLUMNS = (
     "ci_low",
     "ci_high",
     "p_value",
+    "test",
     "wins",
     "ties",
     "losses",
     "n_pairs",
     "failed",
     "groups",
+    "note",
 )
 _AXIS_SUFFIX = "_score"
 _SHOWN_IDS = 3
@@ -355,6 +359,38 @@ def _wilcoxon_p(differences: FloatArray) -> float:
         return float(stats.wilcoxon(differences, zero_method="pratt", method=method).pvalue)
 
 
+def _group_wilcoxon_p(differences: FloatArray, groups: Sequence[Any]) -> tuple[float, int]:
+    """Two-sided Wilcoxon signed-rank p-value over the groups' mean differences.
+
+    scipy's ``method="auto"``: its exact distribution for up to 50 groups (a permutation
+    distribution where mean differences tie or are zero), the normal approximation beyond.
+    Returns the p-value and the number of groups.
+    """
+    import numpy as np
+    import pandas as pd
+    from scipy import stats
+
+    if len(differences) == 0:
+        return math.nan, 0
+    means = (
+        pd.Series(differences)
+        .groupby(pd.Series(list(groups), dtype=object).to_numpy(), sort=False)
+        .mean()
+        .to_numpy(dtype=float)
+    )
+    if not np.any(means):
+        return 1.0, len(means)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # few groups: scipy warns that p cannot be small
+        return float(stats.wilcoxon(means, zero_method="pratt").pvalue), len(means)
+
+
+def _test_name(count: int, group: str | None) -> str:
+    if group is None:
+        return f"Wilcoxon signed-rank over {count} items"
+    return f"Wilcoxon signed-rank over {count} {group} groups (their mean differences)"
+
+
 def compare_runs(
     a: Run,
     b: Run,
@@ -370,7 +406,8 @@ def compare_runs(
 
     For each score column (summarization: ``score``, ``alignment``, ``coverage``): the
     mean of each run over the pairs used, the mean difference (B - A) with a paired
-    bootstrap interval, the two-sided Wilcoxon signed-rank p-value, and how often B scored
+    bootstrap interval, the two-sided Wilcoxon signed-rank p-value (over items, or with
+    ``group`` over groups, as the ``test`` column says), and how often B scored
     above A (``wins``), the same (``ties``) or below (``losses``). An item that failed in
     either run (a NaN score) is left out of the pair and counted in ``failed``.
 
@@ -383,11 +420,18 @@ def compare_runs(
       independent): scipy cannot resample clusters, so whole groups are resampled with
       replacement from the same seeded Generator, the same groups for A and B, and the
       interval is the percentile interval of the resampled mean differences.
-    - The p-value: :func:`scipy.stats.wilcoxon` with ``zero_method="pratt"``: pairs with a
-      zero difference (ties) are ranked with the others and then dropped, tied absolute
-      differences share their mean rank; scipy's exact distribution serves up to 50 pairs
-      without ties or zeros, its normal approximation (tie-corrected) every other case.
-      All differences zero gives 1.
+    - The p-value without ``group``: :func:`scipy.stats.wilcoxon` with
+      ``zero_method="pratt"`` on the per-item differences: pairs with a zero difference
+      (ties) are ranked with the others and then dropped, tied absolute differences share
+      their mean rank; scipy's exact distribution serves up to 50 pairs without ties or
+      zeros, its normal approximation (tie-corrected) every other case. All differences
+      zero gives 1.
+    - The p-value with ``group``: the same test over the groups, each group one
+      observation (its items' mean difference), with scipy's exact or permutation
+      distribution up to 50 groups. Items of one group are not independent, so a test over
+      items would count one document's summaries as separate evidence: over 5 documents
+      the smallest two-sided p-value there is is 2 / 2**5 = 0.0625, however many summaries
+      each has.
 
     Args:
         a: The first run (an :class:`~evaltoolkit.EvalResult` or the path of saved results).
@@ -404,8 +448,11 @@ def compare_runs(
 
     Returns:
         One row per score column: ``score``, ``mean_a``, ``mean_b``, ``difference``,
-        ``ci_low``, ``ci_high``, ``p_value``, ``wins``, ``ties``, ``losses``, ``n_pairs``,
-        ``failed`` and ``groups`` (groups among the pairs; NaN without ``group``).
+        ``ci_low``, ``ci_high``, ``p_value``, ``test`` (what the p-value tests over, e.g.
+        ``"Wilcoxon signed-rank over 5 doc_id groups (their mean differences)"``), ``wins``,
+        ``ties``, ``losses``, ``n_pairs``, ``failed``, ``groups`` (groups among the
+        pairs; NaN without ``group``) and ``note`` (fewer than 10 pairs, or groups: too few
+        for a firm figure; else "").
 
     Raises:
         ConfigurationError: The runs hold different items or different inputs for one id
@@ -444,6 +491,7 @@ def compare_runs(
                 differences, n_bootstrap=n_bootstrap, confidence=confidence, seed=seed
             )
             groups = math.nan
+            p_value, test = _wilcoxon_p(differences), _test_name(len(differences), None)
         else:
             low, high = _group_interval(
                 differences,
@@ -453,6 +501,8 @@ def compare_runs(
                 seed=seed,
             )
             groups = float(used["group"].nunique())
+            p_value, count = _group_wilcoxon_p(differences, list(used["group"]))
+            test = _test_name(count, group)
         rows.append(
             {
                 "score": column,
@@ -461,13 +511,17 @@ def compare_runs(
                 "difference": float(differences.mean()) if len(used) else math.nan,
                 "ci_low": low,
                 "ci_high": high,
-                "p_value": _wilcoxon_p(differences),
+                "p_value": p_value,
+                "test": test,
                 "wins": int(np.sum(differences > 0)),
                 "ties": int(np.sum(differences == 0)),
                 "losses": int(np.sum(differences < 0)),
                 "n_pairs": len(used),
                 "failed": int(block["failed"].sum()),
                 "groups": groups,
+                "note": few_note(len(used), "pairs")
+                if group is None
+                else few_note(int(groups), f"{group} groups"),
             }
         )
     return pd.DataFrame(rows, columns=list(COMPARISON_COLUMNS))

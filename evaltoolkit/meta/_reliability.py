@@ -252,6 +252,7 @@ def cohen_kappa(
     second: Sequence[Any] | pd.Series,
     *,
     weights: KappaWeights = None,
+    labels: Sequence[float] | None = None,
 ) -> float:
     """Cohen's kappa of two raters over the same items, from scikit-learn.
 
@@ -260,13 +261,20 @@ def cohen_kappa(
     raters' marginal shares and ``w`` the disagreement weight of a pair of values: 1 for any
     two different values (unweighted), their distance (``"linear"``) or its square
     (``"quadratic"``, the usual choice for ordinal ratings such as 1-5). Weighted kappa
-    measures distances on the values themselves (the scale handed to scikit-learn is evenly
-    spaced), so a value neither rater used still counts as a step.
+    measures distances on the values themselves: the scale handed to scikit-learn as its
+    ``labels`` is the evenly spaced one through the values given (1, 2, 4, 5 give
+    ``labels=[1, 2, 3, 4, 5]``), so a value neither rater used still counts as a step.
+    scikit-learn's own default (the values used, as positions) reads 1, 2, 4, 5 as four
+    equal steps and gives a different figure; pass ``labels`` to choose the scale.
 
     Args:
         first: One rater's ratings (numbers, or categories for unweighted kappa).
         second: The other rater's ratings of the same items, in the same order.
         weights: None, ``"linear"`` or ``"quadratic"``.
+        labels: The values a rating may take, in order (scikit-learn's ``labels``): the
+            result is then ``cohen_kappa_score(first, second, labels=labels,
+            weights=weights)``. Default: for weighted kappa the evenly spaced scale through
+            the values given, else the values given.
 
     Returns:
         Kappa; items missing a rating from either rater are left out. NaN when no item is
@@ -275,7 +283,7 @@ def cohen_kappa(
     Raises:
         ConfigurationError: The two sequences differ in length, weights are unknown, or
             weighted kappa is asked for categories that are not numbers, or for numbers
-            that lie on no evenly spaced scale.
+            that lie on no evenly spaced scale, or a rating is not one of ``labels``.
 
     Example:
         >>> round(cohen_kappa(["yes", "yes", "no", "no"], ["yes", "no", "no", "no"]), 3)
@@ -306,7 +314,15 @@ def cohen_kappa(
             f"cohen_kappa: weights={weights!r} need numeric ratings; categories have no "
             "distance, so use weights=None"
         )
-    if _numeric(categories):  # numbers stay themselves (their distances weigh)
+    if labels is not None:
+        scale = sorted(float(value) for value in labels)
+        if not _numeric(categories) or not set(categories) <= set(scale):
+            unknown = sorted(set(map(str, categories)) - set(map(str, scale)))
+            raise ConfigurationError(
+                f"cohen_kappa: ratings {unknown[:5]} are not among labels={list(labels)!r}; "
+                "give every value a rating may take"
+            )
+    elif _numeric(categories):  # numbers stay themselves (their distances weigh)
         scale = categories if weights is None else evenly_spaced(categories)
     else:
         scale = [float(code) for code in range(len(categories))]

@@ -16,7 +16,19 @@ if TYPE_CHECKING:
     FloatArray = NDArray[np.float64]
     IndexArray = NDArray[np.intp]
 
-__all__ = ["percentile_interval", "resample_counts"]
+__all__ = ["FEW_UNITS", "few_note", "percentile_interval", "resample_counts"]
+
+#: A figure resting on fewer independent units than this (items, documents or systems,
+#: whichever its interval resamples) says so, and a tune/test verdict on it is "cannot tell":
+#: a percentile bootstrap over a handful of units collapses onto the few values there are.
+FEW_UNITS = 10
+
+
+def few_note(count: int, noun: str) -> str:
+    """``"only 2 documents (fewer than 10): too few for a firm figure"``, or "" when enough."""
+    if count >= FEW_UNITS:
+        return ""
+    return f"only {count} {noun} (fewer than {FEW_UNITS}): too few for a firm figure"
 
 
 def resample_counts(generator: np.random.Generator, items: int, resamples: int) -> FloatArray:

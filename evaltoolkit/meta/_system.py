@@ -3,16 +3,22 @@
 The summarization literature reports this figure first (SummEval, REALSumm): a metric is
 used to rank systems, so what matters most is whether it ranks them as humans do. Each
 system's scores and labels are averaged over the items they both cover, and the averages are
-correlated over systems (scipy's Spearman, Kendall and Pearson). The interval resamples
-documents (the ``group``, else items), the same documents for every system, and recomputes
-the system means: it says how far the figure depends on which documents were judged. A
-seeded numpy Generator draws the documents, since scipy's bootstrap cannot resample groups.
+correlated over systems (scipy's Spearman, Kendall and Pearson).
+
+The interval is the **boot-both** interval of Deutsch, Dror and Roth (2021, "A Statistical
+Analysis of Summarization Evaluation Metrics Using Resampling Methods", TACL 9): each
+resample draws documents (the ``group``, else items) with replacement and, independently,
+systems with replacement, recomputes the system means over the drawn documents and correlates
+them over the drawn systems. It says how far the figure depends both on which documents were
+judged and on which systems were compared; resampling documents alone understates the second.
+A seeded numpy Generator draws both, since scipy's bootstrap cannot resample groups.
 """
 
 from __future__ import annotations
 
 import math
 import warnings
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ._resample import percentile_interval, resample_counts
@@ -22,10 +28,14 @@ if TYPE_CHECKING:
 
     from ._resample import FloatArray, IndexArray
 
-__all__ = ["SYSTEM_LEVEL", "system_rows"]
+__all__ = ["SYSTEM_LEVEL", "SystemTable", "boot_both_draws", "system_correlations", "system_rows"]
 
 SYSTEM_LEVEL = "system"
-_METRICS = ("spearman", "kendall", "pearson")
+METRICS = ("spearman", "kendall", "pearson")
+#: Fewest systems a system-level correlation is computed over.
+MIN_SYSTEMS = 3
+# Bounds the memory of one batch of resamples (cells of the resamples x documents matrix).
+_CHUNK_CELLS = 2_000_000
 
 
 def resampled_kendall_tau_b(first: FloatArray, second: FloatArray) -> FloatArray:
@@ -47,7 +57,7 @@ def resampled_kendall_tau_b(first: FloatArray, second: FloatArray) -> FloatArray
     return tau
 
 
-def _correlations(scores: FloatArray, labels: FloatArray) -> dict[str, FloatArray]:
+def system_correlations(scores: FloatArray, labels: FloatArray) -> dict[str, FloatArray]:
     """Each correlation per row of resamples x systems (NaN where undefined)."""
     import numpy as np
     from scipy import stats
@@ -74,6 +84,65 @@ def _correlations(scores: FloatArray, labels: FloatArray) -> dict[str, FloatArra
     return results
 
 
+@dataclass(frozen=True)
+class SystemTable:
+    """Per document (unit) and system: the sum of scores, of labels, and the item count."""
+
+    score_sums: FloatArray
+    label_sums: FloatArray
+    counts: FloatArray
+
+    @classmethod
+    def of(
+        cls, scores: FloatArray, labels: FloatArray, systems: IndexArray, units: IndexArray
+    ) -> SystemTable:
+        """Sum ``scores`` and ``labels`` by unit and system (codes 0..k-1 per item)."""
+        import numpy as np
+
+        unit_count, system_count = int(units.max()) + 1, int(systems.max()) + 1
+        flat = units * system_count + systems
+        size = unit_count * system_count
+        shape = (unit_count, system_count)
+        return cls(
+            np.bincount(flat, weights=scores, minlength=size).astype(float).reshape(shape),
+            np.bincount(flat, weights=labels, minlength=size).astype(float).reshape(shape),
+            np.bincount(flat, minlength=size).astype(float).reshape(shape),
+        )
+
+    @property
+    def units(self) -> int:
+        return int(self.counts.shape[0])
+
+    @property
+    def systems(self) -> int:
+        return int(self.counts.shape[1])
+
+    def means(self, weights: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """Each system's mean score and mean label with units weighted (resamples x systems)."""
+        import numpy as np
+
+        items = weights @ self.counts
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return (weights @ self.score_sums) / items, (weights @ self.label_sums) / items
+
+
+def boot_both_draws(
+    generator: np.random.Generator, units: int, systems: int, resamples: int
+) -> tuple[FloatArray, IndexArray]:
+    """One batch of boot-both draws: how often each unit is drawn, and the drawn systems."""
+    weights = resample_counts(generator, units, resamples)
+    picks: IndexArray = generator.integers(0, systems, size=(resamples, systems))
+    return weights, picks
+
+
+def picked(values: FloatArray, picks: IndexArray) -> FloatArray:
+    """The drawn systems' columns of each resample's row (a system drawn twice counts twice)."""
+    import numpy as np
+
+    chosen: FloatArray = np.take_along_axis(values, picks, axis=1)
+    return chosen
+
+
 def system_rows(
     scores: FloatArray,
     labels: FloatArray,
@@ -84,7 +153,7 @@ def system_rows(
     confidence: float,
     seed_sequence: np.random.SeedSequence,
 ) -> list[dict[str, Any]]:
-    """Spearman, Kendall and Pearson over systems' means, with a document bootstrap.
+    """Spearman, Kendall and Pearson over systems' means, with the boot-both interval.
 
     ``systems`` and ``groups`` are codes (0..k-1) per item; items already filtered to those
     with a score and a label.
@@ -92,42 +161,31 @@ def system_rows(
     import numpy as np
 
     system_count = int(systems.max()) + 1 if len(systems) else 0
-    if system_count < 3:
+    if system_count < MIN_SYSTEMS:
         return [
             {"metric": m, "value": math.nan, "ci_low": math.nan, "ci_high": math.nan}
             | {"n": len(scores), "groups": float(system_count)}
-            for m in _METRICS
+            for m in METRICS
         ]
     units = groups if groups is not None else np.arange(len(scores))
-    unit_count = int(units.max()) + 1
-    # Per unit and system: the sum of scores, of labels, and the number of items.
-    shape = (unit_count, system_count)
-    flat = units * system_count + systems
-    score_sums = np.bincount(flat, weights=scores, minlength=unit_count * system_count)
-    label_sums = np.bincount(flat, weights=labels, minlength=unit_count * system_count)
-    counts = np.bincount(flat, minlength=unit_count * system_count).astype(float)
-    score_sums, label_sums, counts = (
-        score_sums.reshape(shape),
-        label_sums.reshape(shape),
-        counts.reshape(shape),
-    )
-
-    def means(weights: FloatArray) -> tuple[FloatArray, FloatArray]:
-        items = weights @ counts
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return (weights @ score_sums) / items, (weights @ label_sums) / items
-
-    point = _correlations(*means(np.ones((1, unit_count))))
-    drawn: dict[str, list[FloatArray]] = {metric: [] for metric in _METRICS}
+    table = SystemTable.of(scores, labels, systems, units)
+    point = system_correlations(*table.means(np.ones((1, table.units))))
+    drawn: dict[str, list[FloatArray]] = {metric: [] for metric in METRICS}
     if n_bootstrap:
         generator = np.random.default_rng(seed_sequence)
-        chunk = max(1, min(n_bootstrap, 2_000_000 // unit_count))
+        chunk = max(1, min(n_bootstrap, _CHUNK_CELLS // table.units))
         for start in range(0, n_bootstrap, chunk):
-            weights = resample_counts(generator, unit_count, min(chunk, n_bootstrap - start))
-            for metric, values in _correlations(*means(weights)).items():
+            weights, picks = boot_both_draws(
+                generator, table.units, table.systems, min(chunk, n_bootstrap - start)
+            )
+            score_means, label_means = table.means(weights)
+            correlations = system_correlations(
+                picked(score_means, picks), picked(label_means, picks)
+            )
+            for metric, values in correlations.items():
                 drawn[metric].append(values)
     rows = []
-    for metric in _METRICS:
+    for metric in METRICS:
         value = float(point[metric][0])
         low, high = math.nan, math.nan
         if n_bootstrap and math.isfinite(value):

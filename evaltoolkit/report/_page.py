@@ -242,7 +242,7 @@ def _leaderboard(board: pd.DataFrame) -> Markup:
         )
         if column in board.columns
     ]
-    headers = ["rank", "judge", "judge model", "agreement", *metric_columns]
+    headers = ["rank", "judge", "judge model", "agreement", "vs best (paired)", *metric_columns]
     headers += ["n", "scored", "failed", "tokens", "cost", "mean latency"]
     rows = []
     for record in board.to_dict(orient="records"):
@@ -250,10 +250,11 @@ def _leaderboard(board: pd.DataFrame) -> Markup:
         tokens = record.get("tokens")
         rows.append(
             [
-                record.get("rank", ""),
+                f"{record.get('rank', '')}{'=' if record.get('tied') else ''}",
                 record.get("judge", ""),
                 record.get("judge_model") or "none",
                 _interval(record, "agreement"),
+                _interval(record, "vs_best") if "vs_best" in record else "",
                 *(_interval(record, column) for column in metric_columns),
                 record.get("n", ""),
                 record.get("scored", ""),
@@ -266,7 +267,9 @@ def _leaderboard(board: pd.DataFrame) -> Markup:
     what = (
         f"Agreement of each judge's {attrs.get('score', 'score')!s} with the human label "
         f"{attrs.get('label', '')!s} ({attrs.get('task', '')!s}), ranked by "
-        f"{attrs.get('metric', 'the first metric')!s}; 95% bootstrap intervals in brackets."
+        f"{attrs.get('metric', 'the first metric')!s}; 95% bootstrap intervals in brackets. "
+        f"Ranks: {attrs.get('ranking', 'by the point estimates')!s}; '=' marks a shared rank, "
+        "and 'vs best' is each judge's paired difference to the first."
     )
     parts: list[object] = [
         Markup("<p>{}</p>").format(what),

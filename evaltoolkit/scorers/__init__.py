@@ -6,7 +6,9 @@ declared that way, with their offline answers beside them (``_offline``), and
 :func:`create_judged_scorer` builds your own. The registry (:func:`register_scorer`,
 :class:`ScorerSpec`) declares each scorer once for the command line, meta-evaluation, the
 widgets and the plots. Scorers build prompts and compute scores; they
-reach models only through the judge layer and never import litellm.
+reach models only through the judge layer and never import litellm. The baselines
+(``naive-overlap``, ``summary-length``, ``rouge``, ``token-f1``) are registered scorers too,
+with no judge: the floor a judge must beat.
 """
 
 from __future__ import annotations
@@ -21,6 +23,16 @@ from ._answer_similarity import (
     create_answer_similarity_scorer,
 )
 from ._base import Scorer
+from ._baselines import (
+    NaiveOverlapScorer,
+    RougeScorer,
+    SummaryLengthScorer,
+    TokenF1Scorer,
+    create_naive_overlap_scorer,
+    create_rouge_scorer,
+    create_summary_length_scorer,
+    create_token_f1_scorer,
+)
 from ._judged import DEFAULT_SYSTEM_PROMPT, JudgedScorer, PlannedCall, create_judged_scorer
 from ._offline import (
     OFFLINE_RULES,
@@ -31,6 +43,7 @@ from ._offline import (
 from ._prompts import PromptSet, PromptTemplate
 from ._registry import (
     ANSWER_SIMILARITY_ID,
+    BASELINE_IDS,
     SUMMARIZATION_ID,
     TEXTUAL_DIFFERENCE_ID,
     MetaLayout,
@@ -55,6 +68,7 @@ from ._textual_difference import (
 __all__ = [
     "ANSWER_SIMILARITY_ID",
     "ANSWER_THRESHOLD",
+    "BASELINE_IDS",
     "DEFAULT_SYSTEM_PROMPT",
     "OFFLINE_RULES",
     "SUMMARIZATION_ID",
@@ -63,10 +77,12 @@ __all__ = [
     "AnswerSimilarityScorer",
     "JudgedScorer",
     "MetaLayout",
+    "NaiveOverlapScorer",
     "OfflineRule",
     "PlannedCall",
     "PromptSet",
     "PromptTemplate",
+    "RougeScorer",
     "Sample",
     "Score",
     "Scorer",
@@ -76,14 +92,20 @@ __all__ = [
     "StepContext",
     "SummarizationOfflineSettings",
     "SummarizationScorer",
+    "SummaryLengthScorer",
     "TextDifference",
     "TextualDifferenceScorer",
+    "TokenF1Scorer",
     "compare_texts",
     "create_answer_similarity_scorer",
     "create_judged_scorer",
+    "create_naive_overlap_scorer",
+    "create_rouge_scorer",
     "create_scorer",
     "create_summarization_scorer",
+    "create_summary_length_scorer",
     "create_textual_difference_scorer",
+    "create_token_f1_scorer",
     "deciding_axis",
     "find_scorer_spec",
     "format_value",

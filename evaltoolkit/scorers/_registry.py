@@ -23,11 +23,22 @@ from ._answer_similarity import (
     create_answer_similarity_scorer,
 )
 from ._base import Scorer
+from ._baselines import (
+    NaiveOverlapScorer,
+    RougeScorer,
+    SummaryLengthScorer,
+    TokenF1Scorer,
+    create_naive_overlap_scorer,
+    create_rouge_scorer,
+    create_summary_length_scorer,
+    create_token_f1_scorer,
+)
 from ._summarization import SummarizationScorer, create_summarization_scorer
 from ._textual_difference import TextualDifferenceScorer, create_textual_difference_scorer
 
 __all__ = [
     "ANSWER_SIMILARITY_ID",
+    "BASELINE_IDS",
     "SUMMARIZATION_ID",
     "TEXTUAL_DIFFERENCE_ID",
     "MetaLayout",
@@ -80,6 +91,8 @@ class ScorerSpec:
         takes_judge: Whether the factory takes a judge model and judge options.
         demo: The demo data sets (``"summaries"``, ``"answers"``) that ``evaltoolkit demo``
             scores with it.
+        baseline: The id of the registered baseline a judge of this task must beat (the
+            PromptTuner shows its figure beside the judge's), if any.
 
     Example:
         >>> from evaltoolkit.scorers import create_textual_difference_scorer
@@ -103,6 +116,7 @@ class ScorerSpec:
     meta_options: Mapping[str, Any] = field(default_factory=dict)
     takes_judge: bool = True
     demo: tuple[str, ...] = ()
+    baseline: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not self.id.strip():
@@ -250,6 +264,7 @@ register_scorer(
         group="doc_id",
         meta_options={"reason": "template"},
         demo=("summaries",),
+        baseline="naive-overlap",
     )
 )
 register_scorer(
@@ -262,6 +277,7 @@ register_scorer(
         columns={"question": "question", "answer": "candidate", "reference": "golden_answers"},
         threshold=ANSWER_THRESHOLD,
         demo=("answers",),
+        baseline="token-f1",
     )
 )
 register_scorer(
@@ -274,5 +290,71 @@ register_scorer(
         columns={"question": None, "answer": "sentence1", "reference": "sentence2"},
         takes_judge=False,
         demo=("summaries", "answers"),
+    )
+)
+
+# -- baselines: no judgement, the floor a judge must beat -----------------------------------
+
+#: The ids of the registered baselines (see ``evaltoolkit.scorers._baselines``).
+BASELINE_IDS: Final = ("naive-overlap", "summary-length", "rouge", "token-f1")
+_SUMMARY_COLUMNS: Final = {"source": "source", "summary": "summary"}
+
+register_scorer(
+    ScorerSpec(
+        id="naive-overlap",
+        factory=create_naive_overlap_scorer,
+        task="baseline: a summary's content-word overlap with its source",
+        scorer_type=NaiveOverlapScorer,
+        layout="source-summary",
+        columns=_SUMMARY_COLUMNS,
+        meta_scores=(
+            ("alignment", "alignment_score"),
+            ("coverage", "coverage_score"),
+            ("score", "score"),
+        ),
+        group="doc_id",
+        takes_judge=False,
+    )
+)
+register_scorer(
+    ScorerSpec(
+        id="summary-length",
+        factory=create_summary_length_scorer,
+        task="baseline: a summary's length in words",
+        scorer_type=SummaryLengthScorer,
+        layout="source-summary",
+        columns=_SUMMARY_COLUMNS,
+        meta_scores=(("score", "score"),),
+        group="doc_id",
+        takes_judge=False,
+    )
+)
+register_scorer(
+    ScorerSpec(
+        id="rouge",
+        factory=create_rouge_scorer,
+        task="baseline: ROUGE-1/2/L against the ground truth, else the source",
+        scorer_type=RougeScorer,
+        layout="source-summary",
+        columns=_SUMMARY_COLUMNS,
+        meta_scores=(
+            ("rouge1", "rouge1_score"),
+            ("rouge2", "rouge2_score"),
+            ("rougeL", "rougeL_score"),
+            ("score", "score"),
+        ),
+        group="doc_id",
+        takes_judge=False,
+    )
+)
+register_scorer(
+    ScorerSpec(
+        id="token-f1",
+        factory=create_token_f1_scorer,
+        task="baseline: an answer's token F1 against its ground truth",
+        scorer_type=TokenF1Scorer,
+        layout="answer-reference",
+        columns={"question": "question", "answer": "candidate", "reference": "golden_answers"},
+        takes_judge=False,
     )
 )

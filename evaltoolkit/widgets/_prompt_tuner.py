@@ -16,6 +16,9 @@ from .._html import Markup, esc, format_score, join, note, table
 from .._sync import run_sync
 from ..errors import ConfigurationError
 from ..meta import (
+    LEVELS,
+    SYSTEM_COLUMN,
+    VERDICTS,
     agreement_change,
     attach_human_labels,
     check_label_name,
@@ -25,7 +28,7 @@ from ..meta import (
 )
 from ..records import EvalResult, ItemResult
 from ..runner import arun_evals
-from ..scorers import JudgedScorer, Scorer, find_scorer_spec
+from ..scorers import JudgedScorer, Scorer, create_scorer, find_scorer_spec
 from ._base import View, ipywidgets
 
 if TYPE_CHECKING:
@@ -42,6 +45,17 @@ _METRIC_NAMES = {
 _CHANGE_TOLERANCE = 1e-12
 _PART_COLUMN = "part"
 _DEFAULT_GROUP = "doc_id"
+_BETTER, _WORSE, _CANNOT_TELL, _LOST = VERDICTS
+_LEVEL_NAMES = {"per_group": "per-document", "pooled": "pooled", "system": "system-level"}
+
+
+def _axes_of(scorer: Any) -> dict[str, str]:
+    """The axes a scorer's verdict can be read on, by name: each ``score`` or a detail key."""
+    spec = find_scorer_spec(str(getattr(scorer, "id", "")))
+    axes = {"score": "score"}
+    if spec is not None and (spec.scorer_type is None or isinstance(scorer, spec.scorer_type)):
+        axes.update({column: value for column, value in spec.meta_scores if value != "score"})
+    return axes
 
 
 def _factory_name(scorer: Any) -> str:
@@ -139,9 +153,13 @@ class PromptTuner(View):
     the items have it), so that one document never sits on both sides. Every run scores both
     parts; the agreement table (from :func:`evaltoolkit.meta.agreement_change`) shows the
     agreement with the labels before and after on each part (Spearman, Kendall and Pearson,
-    plus AUROC for boolean labels) and each change with its paired bootstrap interval, and
-    one plain verdict on the first metric: ``confirmed on test``, ``not confirmed`` or
-    ``worse on test``. Tune on what the tune part shows; believe what the test part confirms.
+    plus AUROC for pooled boolean labels) and each change with its paired bootstrap interval,
+    and one plain verdict on the test part's Spearman (AUROC for pooled boolean labels):
+    ``better on test``, ``worse on test``, ``cannot tell`` or ``lost all discrimination on
+    test`` (see :data:`evaltoolkit.meta.VERDICTS`). Only ``better on test`` is a reason to
+    keep an edit. The verdict line names what it reads: the ``axis`` (the final score, or a
+    summarization axis) and the ``level`` (per document, pooled or system level; per
+    document by default where the items have documents and the scorer is summarization's).
     Without labels the tuner compares scores only; with too few groups for two parts it says
     how many it needs and measures agreement on the whole sample, without a verdict.
 
@@ -193,7 +211,7 @@ class PromptTuner(View):
         ['item_id', 'before', 'after', 'change', 'human_score', 'doc_id', 'part']
         >>> sorted(tuner.agreement["part"].unique())
         ['test', 'tune']
-        >>> tuner.verdict in ("confirmed on test", "not confirmed", "worse on test")
+        >>> tuner.verdict in et.meta.VERDICTS
         True
         >>> list(tuner.export())
         ['coverage']
@@ -211,6 +229,9 @@ class PromptTuner(View):
         n_bootstrap: int = 200,
         test_share: float = 0.5,
         group: str | None = None,
+        axis: str = "score",
+        level: str | None = None,
+        baseline: Scorer | str | None = "auto",
     ) -> None:
         """Build the view (nothing is scored until Run).
 
@@ -229,11 +250,25 @@ class PromptTuner(View):
             test_share: The share of the sample's groups in the test part.
             group: The item field kept on one side of the split (default ``doc_id`` when
                 every sampled item has one, else each item is its own group).
+            axis: What the agreement is measured on: ``"score"`` (the final score), or an
+                axis of the scorer (summarization: ``"alignment"``, ``"coverage"``).
+            level: ``"per_group"`` (per document: the correlation within each document,
+                averaged), ``"pooled"`` (all items ranked together) or ``"system"`` (each
+                system's mean, over systems; needs a ``system_id`` field). Default: per
+                document for the summarization scorer when the items have a group, else
+                pooled.
+            baseline: A scorer with no judgement (or a registered id) whose agreement on
+                each part is shown beside the edited judge's, with their paired difference:
+                ``"auto"`` takes the baseline registered for the scorer's task
+                (summarization: ``naive-overlap``; answer similarity: ``token-f1``), None
+                none. It must have the chosen axis (naive-overlap has alignment and
+                coverage).
 
         Raises:
             ConfigurationError: A scorer without templates, a bad ``sample`` or
                 ``test_share``, a ``labels`` field that the items lack or that holds neither
-                numbers nor booleans, or a ``group`` field that a sampled item lacks.
+                numbers nor booleans, a ``group`` field that a sampled item lacks, an axis
+                the scorer does not have, or a level the items cannot support.
         """
         if not isinstance(scorer, JudgedScorer) or not scorer.prompts:
             raise ConfigurationError(
@@ -285,6 +320,16 @@ class PromptTuner(View):
                 )
         elif chosen and all(item.fields.get(_DEFAULT_GROUP) is not None for item in chosen):
             group = _DEFAULT_GROUP
+        axes = _axes_of(scorer)
+        if axis not in axes:
+            raise ConfigurationError(
+                f"PromptTuner: the {scorer.id} scorer has no axis {axis!r}; choose one of "
+                f"{', '.join(axes)}"
+            )
+        self.axis = axis
+        self.baseline = self._baseline_for(scorer, baseline)
+        self.level = self._level_for(scorer, level, group, chosen)
+        self.system = SYSTEM_COLUMN if self.level == "system" else None
         self.scorer: JudgedScorer = scorer
         self.label_column = label_field
         self.concurrency = concurrency
@@ -318,6 +363,8 @@ class PromptTuner(View):
                     "agreement below is measured on the items it was tuned on, with no verdict."
                 )
         self._before: EvalResult | None = None
+        self._baseline_run: EvalResult | None = None
+        self.baseline_agreement: pd.DataFrame | None = None
         self.comparison: pd.DataFrame | None = None
         self.agreement: pd.DataFrame | None = None
         self.verdict: str | None = None
@@ -395,6 +442,45 @@ class PromptTuner(View):
                 f"but it holds {odd!r}"
             )
 
+    @staticmethod
+    def _baseline_for(scorer: Any, baseline: Scorer | str | None) -> Scorer | None:
+        """The baseline scorer shown beside the judge, if any."""
+        if baseline is None or isinstance(baseline, Scorer):
+            return baseline
+        if baseline == "auto":
+            spec = find_scorer_spec(str(getattr(scorer, "id", "")))
+            if spec is None or spec.baseline is None:
+                return None
+            baseline = spec.baseline
+        return create_scorer(str(baseline))
+
+    @staticmethod
+    def _level_for(
+        scorer: Any, level: str | None, group: str | None, chosen: Sequence[DataItem]
+    ) -> str:
+        """The level the verdict is read at: the one asked for, if the items support it."""
+        spec = find_scorer_spec(str(getattr(scorer, "id", "")))
+        documents = spec is not None and spec.group is not None
+        if level is None:
+            return "per_group" if documents and group is not None else "pooled"
+        if level not in LEVELS:
+            raise ConfigurationError(
+                f"PromptTuner: unknown level {level!r}; choose one of {', '.join(LEVELS)}"
+            )
+        if level == "per_group" and group is None:
+            raise ConfigurationError(
+                "PromptTuner: level='per_group' needs documents: give the items a doc_id "
+                "field, or name one with group="
+            )
+        if level == "system" and not all(
+            item.fields.get(SYSTEM_COLUMN) is not None for item in chosen
+        ):
+            raise ConfigurationError(
+                f"PromptTuner: level='system' needs a {SYSTEM_COLUMN!r} field on every sampled "
+                "item (the system that wrote it)"
+            )
+        return level
+
     def _settings_page(self, widgets: Any) -> Any:
         current = self.scorer.offline_settings
         rows: list[Any] = [
@@ -444,7 +530,7 @@ class PromptTuner(View):
         if self._unreadable:
             text += f" {self._unreadable} unreadable items are left out."
         if self.label_column:
-            text += f" Human labels: {self.label_column}."
+            text += f" Human labels: {self.label_column}; agreement read on {self._what_is_read()}."
         if self.split is not None:
             counts = self.split.value_counts()
             kept = f"by {self.group!r}" if self.group else "item by item"
@@ -454,6 +540,16 @@ class PromptTuner(View):
                 "items."
             )
         return Markup(f"<div>{esc(text)}</div>")
+
+    def _what_is_read(self) -> str:
+        """``"the final score, per document (doc_id)"``: the axis and level of the verdict."""
+        axis = "the final score" if self.axis == "score" else f"the {self.axis} axis"
+        if self.level == "per_group":
+            where = "per document" if self.group == _DEFAULT_GROUP else f"per {self.group}"
+            return f"{axis}, {where} ({self.group})"
+        if self.level == "system":
+            return f"{axis}, at the system level ({self.system} means)"
+        return f"{axis}, pooled over the items"
 
     @property
     def items(self) -> list[Any]:
@@ -556,6 +652,8 @@ class PromptTuner(View):
             "prompts": dict(prompts),
             "offline_settings": dict(settings),
             "label": self.label_column,
+            "axis": self.axis,
+            "level": self.level,
             "split": None,
             "agreement": self._evidence() if ran_on_these else {},
             "verdict": self.verdict if ran_on_these else None,
@@ -643,6 +741,7 @@ class PromptTuner(View):
             comparison = self._compare(after)
             self.comparison = comparison
             self.agreement = self._agreement(comparison)
+            self.baseline_agreement = await self._against_baseline(after)
             self.verdict = self._verdict()
             self._last_run_edits = (edited_texts, settings)
             self.status.value = str(self._status_html(comparison, after, edited, settings))
@@ -661,7 +760,11 @@ class PromptTuner(View):
     def _compare(self, after: EvalResult) -> pd.DataFrame:
         assert self._before is not None
         fields = [self.group] if self.group and self.label_column else []
-        comparison = compare_scores(self._before, after, label=self.label_column, fields=fields)
+        if self.system and self.label_column:
+            fields.append(self.system)
+        comparison = compare_scores(
+            self._before, after, score=self.axis, label=self.label_column, fields=fields
+        )
         if self.split is not None:
             comparison[_PART_COLUMN] = [self.split[item_id] for item_id in comparison["item_id"]]
         return comparison
@@ -674,12 +777,42 @@ class PromptTuner(View):
             self.label_column,
             group=self.group,
             split=_PART_COLUMN if self.split is not None else None,
+            level=self.level,
+            system=self.system,
+            n_bootstrap=self.n_bootstrap,
+            seed=0 if self._seed is None else self._seed,
+        )
+
+    async def _against_baseline(self, after: EvalResult) -> pd.DataFrame | None:
+        """The baseline's agreement on each part ("before") against the edited judge's
+        ("after"), the change being the judge's paired lead over the baseline."""
+        if self.baseline is None or not self.label_column:
+            return None
+        if self._baseline_run is None:
+            self._baseline_run = await arun_evals(
+                self._data, self.baseline, concurrency=self.concurrency, progress=False
+            )
+        fields = [self.group] if self.group else []
+        if self.system:
+            fields.append(self.system)
+        table = compare_scores(
+            self._baseline_run, after, score=self.axis, label=self.label_column, fields=fields
+        )
+        if self.split is not None:
+            table[_PART_COLUMN] = [self.split[item_id] for item_id in table["item_id"]]
+        return agreement_change(
+            table,
+            self.label_column,
+            group=self.group,
+            split=_PART_COLUMN if self.split is not None else None,
+            level=self.level,
+            system=self.system,
             n_bootstrap=self.n_bootstrap,
             seed=0 if self._seed is None else self._seed,
         )
 
     def _primary_metric(self) -> str | None:
-        """The metric the verdict is read on: AUROC for boolean labels, else Spearman."""
+        """The metric the verdict is read on: AUROC for pooled boolean labels, else Spearman."""
         if self.agreement is None or not len(self.agreement):
             return None
         metrics = list(self.agreement["metric"])
@@ -821,46 +954,90 @@ class PromptTuner(View):
                 f"{_interval(row['change_ci_low'], row['change_ci_high'])}",
                 row["n"],
                 row["verdict"] or "",
+                row["note"],
             )
             for row in agreement.to_dict(orient="records")
         ]
-        resampled = f"{self.group} groups" if self.group else "items"
+        if self.level == "system":
+            resampled = f"{self.group or 'item'} groups and {self.system} systems together"
+        else:
+            resampled = f"{self.group} groups" if self.group else "items"
         parts: list[object] = [
             Markup(
-                "<h4 style='margin:10px 0 4px 0'>Agreement with {label} before and after "
-                "(change with a 95% paired bootstrap interval over {resampled})</h4>"
-            ).format(label=self.label_column, resampled=resampled),
+                "<h4 style='margin:10px 0 4px 0'>Agreement with {label} before and after, "
+                "{what} (change with a 95% paired bootstrap interval over {resampled})</h4>"
+            ).format(label=self.label_column, what=self._what_is_read(), resampled=resampled),
             table(
-                ["part", "metric", "before", "after", "change", "n", "verdict"],
+                ["part", "metric", "before", "after", "change", "n", "verdict", "note"],
                 agreement_rows,
                 css_class="evaltoolkit-agreement",
             ),
         ]
         parts.append(self._verdict_html(agreement))
+        parts.append(self._baseline_html())
         return parts
+
+    def _baseline_html(self) -> Markup:
+        """One line per part: the edited judge against the baseline, paired."""
+        metric = self._primary_metric()
+        table = self.baseline_agreement
+        if table is None or metric is None or self.baseline is None:
+            return Markup("")
+        rows = table[table["metric"] == metric].to_dict(orient="records")
+        shown = "; ".join(
+            f"{row['part']} part: judge {format_score(row['after'])} vs baseline "
+            f"{format_score(row['before'])}, difference {_signed(float(row['change']))}"
+            f"{_interval(row['change_ci_low'], row['change_ci_high'])}"
+            for row in rows
+        )
+        text = (
+            f"Beside the {self.baseline.id} baseline ({self._verdict_name(metric)}, the edited "
+            f"judge against the baseline on the same resamples): {shown}."
+        )
+        return Markup("<div class='evaltoolkit-baseline'>{}</div>").format(text)
+
+    def _verdict_name(self, metric: str) -> str:
+        """``"per-document Spearman of the final score"``: what the verdict is read on."""
+        axis = "the final score" if self.axis == "score" else f"the {self.axis} axis"
+        level = _LEVEL_NAMES[self.level]
+        if self.level == "per_group" and self.group != _DEFAULT_GROUP:
+            level = f"per-{self.group}"
+        return f"{level} {_METRIC_NAMES.get(metric, metric)} of {axis}"
 
     def _verdict_html(self, agreement: pd.DataFrame) -> Markup:
         metric = self._primary_metric()
         if metric is None:
             return Markup("")
-        name = _METRIC_NAMES.get(metric, metric)
+        name = self._verdict_name(metric)
         rows = {
             str(row["part"]): row
             for row in agreement[agreement["metric"] == metric].to_dict(orient="records")
         }
         if self.split is None or "tune" not in rows or "test" not in rows:
             text = (
-                f"No verdict: {name} was measured on the items it was tuned on only "
+                f"No verdict: the {name} was measured on the items it was tuned on only "
                 "(no held-out test part)."
             )
             return Markup("<div class='evaltoolkit-verdict'>{}</div>").format(text)
         tune, test = rows["tune"], rows["test"]
+        documents = "documents" if self.group == _DEFAULT_GROUP else f"{self.group} groups"
         meaning = {
-            "confirmed on test": "the test interval excludes 0 on the side of the tune change",
-            "not confirmed": "the test interval includes 0: the held-out items cannot tell the "
-            "change from noise",
-            "worse on test": "agreement fell on the held-out items",
+            _BETTER: "the test interval lies above 0: agreement rose on documents the edit was "
+            "not tuned on; this is the one verdict that supports keeping the edit",
+            _WORSE: "the test interval lies below 0: agreement fell on documents the edit was "
+            "not tuned on; do not keep the edit",
+            _CANNOT_TELL: "the test part cannot tell the change from noise (its interval "
+            "includes 0, or it has too few documents for a verdict); this is no reason to keep "
+            "the edit",
+            _LOST: "after the edit every test item gets one and the same score, which was "
+            "not so before: the judge no longer tells them apart; do not keep the edit",
         }.get(str(self.verdict), "")
+        if self.verdict == _LOST and self.group:
+            meaning = (
+                f"after the edit each of the {test['groups']:.0f} test {documents} gives all "
+                "its items one score, which it did not before: the judge no longer tells them "
+                "apart, whatever a pooled figure says; do not keep the edit"
+            )
         text = (
             f"Verdict ({name}): {self.verdict}. Tune part: {_signed(float(tune['change']))}"
             f"{_interval(tune['change_ci_low'], tune['change_ci_high'])} over {tune['n']} "
