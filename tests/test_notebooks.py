@@ -585,7 +585,7 @@ def _check_against_the_baselines(
         "The interval excludes 0" if low > 0 else "The interval includes 0"
     )
     if benchmarks:
-        assert token_f1 == pytest.approx(0.909, abs=0.01)  # the README's figure, computed
+        assert token_f1 == pytest.approx(0.909, abs=0.01)  # docs/offline-judge.md's figure
         assert answer_lines[2].startswith("In-sample:")
 
 
