@@ -48,7 +48,7 @@ __all__ = [
 #: names the verdict.
 RuleKind = Literal["default", "precondition", "contradiction", "weak_support", "missing"]
 
-CheckT = TypeVar("CheckT", bound=Callable[..., object])
+CheckT = TypeVar("CheckT", bound=Callable[..., object], covariant=True)
 
 
 class OfflineRule(NamedTuple, Generic[CheckT]):
@@ -76,7 +76,11 @@ class OfflineRule(NamedTuple, Generic[CheckT]):
     kind: RuleKind
 
 
-def rule_named(rules: Sequence[OfflineRule[CheckT]], name: str) -> OfflineRule[CheckT]:
+#: A rule of any table (claim or question checks), for the selection helpers below.
+RuleT = TypeVar("RuleT", bound="OfflineRule[Callable[..., object]]")
+
+
+def rule_named(rules: Sequence[RuleT], name: str) -> RuleT:
     """The rule of a table with this name.
 
     Args:
@@ -100,9 +104,7 @@ def rule_named(rules: Sequence[OfflineRule[CheckT]], name: str) -> OfflineRule[C
     raise KeyError(f"no offline rule named {name!r} among {[rule.name for rule in rules]}")
 
 
-def rules_of_kind(
-    rules: Sequence[OfflineRule[CheckT]], kind: RuleKind
-) -> tuple[OfflineRule[CheckT], ...]:
+def rules_of_kind(rules: Sequence[RuleT], kind: RuleKind) -> tuple[RuleT, ...]:
     """The rules of a table of one kind, in table order.
 
     Args:
