@@ -20,9 +20,10 @@ A claim is supported (rule ``supported``) when nothing below contradicts it and 
 states at least ``settings.claim_support`` of its weight, or (``paraphrase``) it keeps every
 name, number and noun of the evidence and changes at most one verb or adverb for a new word
 ("started" for "founded"; a word of the evidence used twice is no change); else it is
-unsupported by ``low_support``. The contradictions are the other rules of :data:`CLAIM_RULES`,
-checked in its order, each quoted in the reason; the first that finds one names the verdict
-(each check's docstring gives its cases):
+unsupported by ``low_support``. The contradictions are the rules of :data:`CLAIM_RULES` of kind
+``contradiction`` (each check a function named after its rule), checked in the table's order,
+each quoted in the reason; the first that finds one names the verdict (each check's docstring
+gives its cases):
 
 - ``changed_number``: a number the evidence gives for something else ("12,000 people" where
   it says "12,000 robots"; an age set off by commas counts for the word before it). A number,
