@@ -375,7 +375,7 @@ def _check_cluster(args: argparse.Namespace) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ._distributed import cluster_client
+    from .runner import cluster_client
 
     _check_limit(args.limit)
     _check_scorers(args.scorer)

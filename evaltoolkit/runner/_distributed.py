@@ -36,7 +36,12 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from ._datasets import DataItem, load_items
+from .._datasets import DataItem, load_items
+from .._sync import run_sync
+from ..errors import ConfigurationError, EvalToolkitError, MissingDependencyError
+from ..judge import cache_shard
+from ..records import EvalResult, ItemResult, ScoreResult, StepError, new_run_id
+from ..scorers import Scorer
 from ._item_loop import (
     ItemCallback,
     Target,
@@ -49,11 +54,6 @@ from ._item_loop import (
     score_columns,
     score_items,
 )
-from ._sync import run_sync
-from .errors import ConfigurationError, EvalToolkitError, MissingDependencyError
-from .judge import cache_shard
-from .records import EvalResult, ItemResult, ScoreResult, StepError, new_run_id
-from .scorers import Scorer
 
 if TYPE_CHECKING:
     import pandas as pd
