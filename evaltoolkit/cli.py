@@ -29,7 +29,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._files import atomic_write, check_writable, same_file
+from ._internal.files import atomic_write, check_writable, same_file
 from ._version import __version__
 from .errors import ConfigurationError, EvalToolkitError
 from .judge import STRUCTURED_OUTPUT_MODES
@@ -324,7 +324,7 @@ def _run_fields(args: argparse.Namespace) -> dict[str, Any]:
 
 def _read_rows(args: argparse.Namespace) -> list[Any]:
     """The file's rows (first --limit of them), once the columns the flags name are there."""
-    from ._datasets import GROUND_TRUTH_ALIASES, ID_FIELDS, read_records, require_columns
+    from ._internal.datasets import GROUND_TRUTH_ALIASES, ID_FIELDS, read_records, require_columns
 
     text_columns = [
         args.input_col,
@@ -458,7 +458,7 @@ def _demo(args: argparse.Namespace) -> int:
     for (name, file_name, scorer_names), target in zip(jobs, targets, strict=True):
         scorers = [create_scorer(s, **options) for s in scorer_names]
         with _demo_file(file_name) as path:
-            from ._datasets import read_records
+            from ._internal.datasets import read_records
 
             rows = read_records(path)
             result = _score(rows, scorers, args, len(rows))
@@ -563,7 +563,7 @@ def _meta_outputs(args: argparse.Namespace) -> tuple[Path | None, Path | None]:
 
 def _meta_frame(args: argparse.Namespace) -> pd.DataFrame:
     """The labelled file, its text columns read as text (the label columns stay numbers)."""
-    from ._datasets import TEXT_COLUMNS, read_table
+    from ._internal.datasets import TEXT_COLUMNS, read_table
 
     named = [
         args.source_col,

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
-from ._secrets import SecretMasker, secret_masker
+from ._internal.secrets import SecretMasker, secret_masker
 from .errors import ConfigurationError, DataLoadError
 
 if TYPE_CHECKING:
@@ -801,7 +801,7 @@ class EvalResult:
         return f"EvalResult({len(self.items)} items; {scores})"
 
     def _repr_html_(self) -> str:
-        from ._html import Markup, table
+        from ._internal.html import Markup, table
 
         rows = [
             (scorer, _format_score(s.mean), s.scored, s.failed) for scorer, s in self.scores.items()
@@ -855,7 +855,7 @@ def write_json_lines(frame: pd.DataFrame, path: str | Path) -> Path:
 
 
 def _write_atomically(path: str | Path, write: Callable[[Path], object]) -> Path:
-    from ._files import atomic_write
+    from ._internal.files import atomic_write
 
     atomic_write(path, write)
     return Path(path)
@@ -883,7 +883,8 @@ def _storable_row(row: dict[str, Scalar], masker: SecretMasker) -> dict[str, Sca
 
     Loading already replaces such characters in data items (with a note); this catches the
     ones a target or a model produced, which pandas, Parquet and CSV would all refuse. The
-    secrets are those of :mod:`evaltoolkit._secrets` (a key a target copied into its output).
+    secrets are those of :mod:`evaltoolkit._internal.secrets` (a key a target copied into its
+    output).
     """
     if masker.masks_values:
         row = {
@@ -937,7 +938,7 @@ def _shorten(text: str, width: int) -> str:
 
 
 def _html_table(rows: Sequence[tuple[str, str]]) -> str:
-    from ._html import key_value_table
+    from ._internal.html import key_value_table
 
     return str(key_value_table(rows, css_class="evaltoolkit-result"))
 
@@ -1571,7 +1572,7 @@ def _calls_of(cell: Any) -> tuple[ModelCall, ...]:
 
 
 def _read_csv(path: Path) -> tuple[list[str], dict[str, list[Any]], int]:
-    from ._reading import read_delimited
+    from ._internal.reading import read_delimited
 
     frame = read_delimited(path, separator=",", text_columns=_is_text_column)
     header = [str(column) for column in frame.columns]
@@ -1599,7 +1600,7 @@ def _csv_row(row: int) -> str:
 
 def _read_jsonl(path: Path) -> tuple[list[str], dict[str, list[Any]], int, list[str]]:
     """The columns, cells and rows of a JSON Lines export, and each row's line, named."""
-    from ._reading import check_encoding, loads_json
+    from ._internal.reading import check_encoding, loads_json
 
     check_encoding(path)
     records: list[dict[str, Any]] = []
@@ -1717,7 +1718,7 @@ def read_results(path: str | os.PathLike[str]) -> EvalResult:
         )
     source = Path(path)
     if not source.is_file():
-        from ._files import missing_file_message
+        from ._internal.files import missing_file_message
 
         if source.exists():
             raise DataLoadError(f"{str(source)!r} is not a file: give the path of a results file")
@@ -1732,7 +1733,7 @@ def read_results(path: str | os.PathLike[str]) -> EvalResult:
         )
     try:
         if suffix == ".parquet":
-            from ._reading import read_parquet
+            from ._internal.reading import read_parquet
 
             return EvalResult.from_frame(read_parquet(source))
         if suffix == ".csv":

@@ -16,7 +16,7 @@ from judge_script import requests_for, script_steps, step_of
 from loopback_server import Action, LoopbackServer, reply
 
 import evaltoolkit as et
-from evaltoolkit._datasets import load_items
+from evaltoolkit._internal.datasets import load_items
 from evaltoolkit.cli import BUDGET_REACHED, main
 from evaltoolkit.errors import ConfigurationError
 from evaltoolkit.judge._litellm_runtime import import_litellm

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 import evaltoolkit as et
-from evaltoolkit._datasets import load_items, read_records, read_table
+from evaltoolkit._internal.datasets import load_items, read_records, read_table
 from evaltoolkit.cli import main
 from evaltoolkit.errors import DataLoadError, EvalToolkitError
 

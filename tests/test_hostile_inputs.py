@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import evaltoolkit as et
-from evaltoolkit._datasets import load_items, read_records, read_table
+from evaltoolkit._internal.datasets import load_items, read_records, read_table
 from evaltoolkit.errors import ConfigurationError, DataLoadError
 from evaltoolkit.records import EvalResult
 

@@ -75,8 +75,13 @@ def _layer(name: str) -> int:
     return next(layer for layer, prefixes in LAYERS if name.startswith(prefixes))
 
 
+SHARED = "evaltoolkit._internal"  # the helpers every layer may import
+
+
 def _owner_of_private(name: str) -> str | None:
-    """The package a private module belongs to, or None for a public module."""
+    """The package a private module belongs to, or None for a public module (or a shared one)."""
+    if _inside(name, SHARED):
+        return None
     parts = name.split(".")
     for position, part in enumerate(parts[1:], start=1):
         if part.startswith("_") and part != "__main__":

@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .._datasets import as_table
-from .._sync import run_sync
+from .._internal.datasets import as_table
+from .._internal.sync import run_sync
 from ..errors import ConfigurationError
 from ..records import RESULT_COLUMNS, EvalResult, ScoreResult
 from ..runner import arun_evals

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._datasets import read_table
+from .._internal.datasets import read_table
 from ..errors import ConfigurationError, DataLoadError, EvalToolkitError
 
 if TYPE_CHECKING:

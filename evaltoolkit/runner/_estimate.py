@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .._datasets import DataItem
+from .._internal.datasets import DataItem
 from ..errors import ConfigurationError
 from ..judge import (
     Judge,

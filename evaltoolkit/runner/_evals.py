@@ -11,8 +11,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any, overload
 
-from .._datasets import load_items
-from .._sync import run_sync
+from .._internal.datasets import load_items
+from .._internal.sync import run_sync
 from ..errors import ConfigurationError
 from ..records import EvalResult
 from ._estimate import CostEstimate, estimate_items

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from .._datasets import load_items
-from .._html import Markup, format_score, heading, join, note, side_by_side, text_block
+from .._internal.datasets import load_items
+from .._internal.html import Markup, format_score, heading, join, note, side_by_side, text_block
 from ..errors import ConfigurationError, InputError
 from ..messages import input_text, output_text
 from ..meta import LabelScale, append_label_record, read_labels, text_hash

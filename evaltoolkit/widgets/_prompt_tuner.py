@@ -11,9 +11,9 @@ import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._datasets import DataItem, load_items
-from .._html import Markup, esc, format_score, join, note, table
-from .._sync import run_sync
+from .._internal.datasets import DataItem, load_items
+from .._internal.html import Markup, esc, format_score, join, note, table
+from .._internal.sync import run_sync
 from ..errors import ConfigurationError
 from ..meta import (
     LEVELS,
