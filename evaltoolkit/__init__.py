@@ -35,7 +35,6 @@ from .errors import (
     MissingDependencyError,
 )
 from .judge import JudgeConfig, create_judge
-from .messages import ToolResult, extract_tool_results
 from .meta import acompare_judges, compare_judges, compare_runs, repeatability
 from .records import (
     EvalResult,
@@ -47,6 +46,7 @@ from .records import (
     Usage,
     read_results,
 )
+from .records.messages import ToolResult, extract_tool_results
 from .runner import CostEstimate, arun_evals, ascore_frame, estimate_cost, run_evals, score_frame
 from .scorers import (
     AnswerSimilarityOfflineSettings,
