@@ -47,7 +47,6 @@ SHARED = "evaltoolkit._internal"  # the helpers every layer may import
 MAX_LINES = 900
 # Modules still over MAX_LINES, with their length when listed: the list can only shrink.
 OVER_900_LINES = {
-    "evaltoolkit/cli.py": 1425,
     "evaltoolkit/meta/_labels.py": 1231,
     "evaltoolkit/meta/_compare.py": 1121,
     "evaltoolkit/widgets/_prompt_tuner.py": 1079,
