@@ -5,7 +5,7 @@ runner -> meta -> views (plots, widgets, report) -> cli. Each imports only the l
 (or its own), no modules import each other in a circle, and no module imports a private module
 or a private name of another package, with one exception: any module may import from
 ``evaltoolkit._internal``, the helpers shared by every layer (files, HTML, secrets, blocking
-calls, options, data items). Within a package its private modules are free to import each other.
+calls, options, reading files). Within a package its private modules may import each other.
 
 No module is over 900 lines, except the ones in ``OVER_900_LINES``, a list that can only shrink:
 each entry names its length when it was listed, and fails once the file grows past it or is

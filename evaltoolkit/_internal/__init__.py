@@ -1,7 +1,7 @@
-"""Helpers shared by every layer: files, HTML, secrets, blocking calls, options, data items.
+"""Helpers shared by every layer: files, HTML, secrets, blocking calls, options, reading files.
 
-This package sits at the bottom with ``records`` and ``errors``: it imports nothing above it,
-and it is the one private package that any module of evaltoolkit may import from (the
+This package sits at the bottom, under ``records``: it imports only ``errors``, and it is the
+one private package that any module of evaltoolkit may import from (the
 layering test allows ``evaltoolkit._internal`` everywhere and no other package's private
 modules). Nothing here is public: users import from ``evaltoolkit`` and its documented
 packages, and these modules may change without notice.
@@ -12,5 +12,4 @@ packages, and these modules may change without notice.
 - ``sync``: blocking calls over async twins, also inside a running event loop.
 - ``options``: the Mastra-style ``options={...}`` dict read into keyword arguments.
 - ``reading``: reading data files, saved results and label tables with one set of messages.
-- ``datasets``: data items from lists, files and DataFrames, with their column names.
 """

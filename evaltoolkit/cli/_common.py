@@ -320,7 +320,7 @@ def _run_fields(args: argparse.Namespace) -> dict[str, Any]:
 
 def _read_rows(args: argparse.Namespace) -> list[Any]:
     """The file's rows (first --limit of them), once the columns the flags name are there."""
-    from .._internal.datasets import GROUND_TRUTH_ALIASES, ID_FIELDS, read_records, require_columns
+    from ..records.items import GROUND_TRUTH_ALIASES, ID_FIELDS, read_records, require_columns
 
     text_columns = [
         args.input_col,

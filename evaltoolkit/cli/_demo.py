@@ -48,7 +48,7 @@ def _demo(args: argparse.Namespace) -> int:
     for (name, file_name, scorer_names), target in zip(jobs, targets, strict=True):
         scorers = [create_scorer(s, **options) for s in scorer_names]
         with _demo_file(file_name) as path:
-            from .._internal.datasets import read_records
+            from ..records.items import read_records
 
             rows = read_records(path)
             result = _score(rows, scorers, args, len(rows))

@@ -112,7 +112,7 @@ def _meta_outputs(args: argparse.Namespace) -> tuple[Path | None, Path | None]:
 
 def _meta_frame(args: argparse.Namespace) -> pd.DataFrame:
     """The labelled file, its text columns read as text (the label columns stay numbers)."""
-    from .._internal.datasets import TEXT_COLUMNS, read_table
+    from ..records.items import TEXT_COLUMNS, read_table
 
     named = [
         args.source_col,

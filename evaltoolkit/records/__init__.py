@@ -4,6 +4,9 @@ A scorer returns a :class:`ScoreResult`; the runner gathers one :class:`ItemResu
 item and returns an :class:`EvalResult`. Every record flattens to rows of scalars
 (``to_record()``, ``EvalResult.to_frame()``), nested values becoming JSON text, so the rows
 export to Parquet, CSV or JSON Lines as they are.
+
+Beside the records, two modules the other layers import: ``records.items`` turns lists,
+DataFrames and files into data items for a run, and ``records.messages`` reads chat messages.
 """
 
 from __future__ import annotations

@@ -36,11 +36,11 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from .._internal.datasets import DataItem, load_items
 from .._internal.sync import run_sync
 from ..errors import ConfigurationError, EvalToolkitError, MissingDependencyError
 from ..judge import cache_shard
 from ..records import EvalResult, ItemResult, ScoreResult, StepError, new_run_id
+from ..records.items import DataItem, load_items
 from ..scorers import Scorer
 from ._item_loop import (
     ItemCallback,

@@ -17,7 +17,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .._internal.datasets import DataItem
 from ..errors import ConfigurationError
 from ..judge import (
     Judge,
@@ -29,6 +28,7 @@ from ..judge import (
     tokenizer_note,
 )
 from ..judge import cached_reply_value as _cached_reply_value
+from ..records.items import DataItem
 from ..scorers import JudgedScorer, PlannedCall, Sample, Scorer
 
 if TYPE_CHECKING:

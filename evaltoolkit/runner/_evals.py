@@ -11,10 +11,10 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any, overload
 
-from .._internal.datasets import load_items
 from .._internal.sync import run_sync
 from ..errors import ConfigurationError
 from ..records import EvalResult
+from ..records.items import load_items
 from ._estimate import CostEstimate, estimate_items
 from ._item_loop import (
     ItemCallback,

@@ -16,10 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ConfigurationError, DataLoadError, InputError
-from ..records import RESULT_COLUMNS, encodable_text
-from .files import missing_file_message
-from .reading import (
+from .._internal.files import missing_file_message
+from .._internal.reading import (
     RepeatedKeyError,
     check_encoding,
     decode_utf8,
@@ -29,6 +27,9 @@ from .reading import (
     read_parquet,
     repeated_names,
 )
+from ..errors import ConfigurationError, DataLoadError, InputError
+from ._columns import RESULT_COLUMNS
+from ._export import encodable_text
 
 if TYPE_CHECKING:
     import pandas as pd
