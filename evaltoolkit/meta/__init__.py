@@ -63,9 +63,9 @@ from ._labels import (
 )
 from ._loaders import load_qa_equivalence, load_sentence_pairs, load_summeval, load_table
 from ._paired import compare_runs, paired_scores
-from ._reliability import cohen_kappa, krippendorff_alpha
 from ._repeatability import Repeatability, arepeatability, repeatability
-from ._williams import WilliamsTest, williams_test
+from .stats.reliability import cohen_kappa, krippendorff_alpha
+from .stats.williams import WilliamsTest, williams_test
 
 __all__ = [
     "AGREEMENT_METRICS",

@@ -23,9 +23,9 @@ from ..scorers import Scorer, ScorerSpec, scorer_ids, scorer_spec, scorer_spec_o
 from ._agreement import agreement
 from ._evaluate import SYSTEM_COLUMN, MetaEvaluation, Task, ameta_evaluate
 from ._labels import with_human_labels
-from ._resample import FEW_UNITS, few_note
-from ._system import SYSTEM_LEVEL
-from ._williams import WilliamsTest, williams_test
+from .stats.resampling import FEW_UNITS, few_note
+from .stats.system import SYSTEM_LEVEL
+from .stats.williams import WilliamsTest, williams_test
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -347,7 +347,7 @@ def _paired_per_group(
     import numpy as np
     import pandas as pd
 
-    from ._levels import paired_per_group
+    from .stats.levels import paired_per_group
 
     codes = np.asarray(pd.factorize(pd.Series(list(groups), dtype=object))[0], dtype=np.intp)
     row = paired_per_group(
@@ -385,7 +385,7 @@ def _paired_system(
     import numpy as np
     import pandas as pd
 
-    from ._levels import paired_system
+    from .stats.levels import paired_system
 
     def codes(values: Any) -> Any:
         return np.asarray(pd.factorize(pd.Series(list(values), dtype=object))[0], dtype=np.intp)

@@ -38,13 +38,13 @@ from .._files import missing_file_message
 from .._reading import encoding_problem
 from ..errors import ConfigurationError, DataLoadError
 from ..records import encodable_text
-from ._resample import FEW_UNITS
+from .stats.resampling import FEW_UNITS
 
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
 
-    from ._resample import FloatArray
+    from .stats.resampling import FloatArray
 
 __all__ = [
     "HumanComparison",
@@ -563,7 +563,7 @@ def _kappa_weights(level: str) -> str | None:
 
 
 def _kappa_point(first: FloatArray, second: FloatArray, level: str) -> float:
-    from ._reliability import cohen_kappa
+    from .stats.reliability import cohen_kappa
 
     weights = _kappa_weights(level)
     try:
@@ -577,15 +577,12 @@ def _bootstrap(
 ) -> tuple[float, float]:
     import numpy as np
 
-    from ._resample import percentile_interval
+    from .stats.resampling import draw_indices, percentile_interval
 
     if not n_bootstrap or items < 2:
         return math.nan, math.nan
-    generator = np.random.default_rng(seed)
-    samples = np.array(
-        [statistic(generator.integers(0, items, size=items)) for _ in range(n_bootstrap)],
-        dtype=float,
-    )
+    drawn = draw_indices(np.random.default_rng(seed), items, n_bootstrap)
+    samples = np.array([statistic(indices) for indices in drawn], dtype=float)
     return percentile_interval(samples, confidence)
 
 
@@ -740,7 +737,7 @@ def _kappa_drawn(
 ) -> float:
     import numpy as np
 
-    from ._reliability import evenly_spaced, kappa_from_table
+    from .stats.reliability import evenly_spaced, kappa_from_table
 
     both = np.isfinite(drawn[:, first]) & np.isfinite(drawn[:, second])
     a, b = drawn[both, first], drawn[both, second]

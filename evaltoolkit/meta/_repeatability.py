@@ -21,8 +21,8 @@ from ..records import EvalResult
 from ..runner import arun_evals
 from ..scorers import Scorer
 from ._paired import _score_columns, _value
-from ._reliability import krippendorff_alpha
-from ._resample import percentile_interval, resample_counts
+from .stats.reliability import krippendorff_alpha
+from .stats.resampling import percentile_interval, resample_counts
 
 if TYPE_CHECKING:
     import pandas as pd
