@@ -3,7 +3,9 @@
 :func:`agreement` computes correlations (pooled and per group), AUROC, accuracy and F1 for
 binary labels, with seeded bootstrap intervals. :func:`meta_evaluate` scores a labelled file
 with one judge; :func:`compare_judges` scores it with several and ranks them in a
-leaderboard. :func:`compare_scores` and :func:`agreement_change` say what a change to a judge
+leaderboard (``keep_runs=True`` keeps each judge's run in a :class:`JudgeComparison`;
+``judge_comparison`` is its deprecated spelling). :func:`compare_scores` and
+:func:`agreement_change` say what a change to a judge
 (its prompts, its offline settings) did to the scores and to agreement, on the tune and the
 test part of :func:`tune_test_split`. :func:`compare_runs` says whether the difference
 between two runs of the same items is real; :func:`repeatability` how much a judge's verdicts
@@ -31,7 +33,6 @@ from ._change import (
     compare_scores,
 )
 from ._compare import (
-    JudgeComparison,
     acompare_judges,
     ajudge_comparison,
     compare_judges,
@@ -45,6 +46,7 @@ from ._evaluate import (
     meta_evaluate,
 )
 from ._held_out import tune_test_split
+from ._judge_comparison import JudgeComparison
 from ._labels import (
     HumanComparison,
     LabelAgreement,
