@@ -24,6 +24,7 @@ import os
 from pathlib import Path
 
 from ._agreement import agreement
+from ._annotator_agreement import LabelAgreement, label_agreement
 from ._change import (
     AGREEMENT_METRICS,
     LEVELS,
@@ -46,23 +47,17 @@ from ._evaluate import (
     meta_evaluate,
 )
 from ._held_out import tune_test_split
-from ._judge_comparison import JudgeComparison
-from ._labels import (
-    HumanComparison,
-    LabelAgreement,
-    LabelScale,
-    append_label_record,
+from ._human_comparison import HumanComparison, judge_vs_humans
+from ._human_labels import (
     attach_human_labels,
     human_labels,
     is_labels_source,
     judge_on_scale,
-    judge_vs_humans,
-    label_agreement,
     labels_by_item,
-    read_labels,
-    text_hash,
     with_human_labels,
 )
+from ._judge_comparison import JudgeComparison
+from ._labels import LabelScale, append_label_record, read_labels, text_hash
 from ._loaders import load_qa_equivalence, load_sentence_pairs, load_summeval, load_table
 from ._paired import compare_runs, paired_scores
 from ._repeatability import Repeatability, arepeatability, repeatability

@@ -22,8 +22,8 @@ from ..errors import ConfigurationError
 from ..scorers import Scorer, ScorerSpec, scorer_ids, scorer_spec, scorer_spec_of
 from ._agreement import agreement
 from ._evaluate import SYSTEM_COLUMN, MetaEvaluation, Task, ameta_evaluate
+from ._human_labels import with_human_labels
 from ._judge_comparison import JudgeComparison
-from ._labels import with_human_labels
 from .stats.resampling import FEW_UNITS, few_note
 from .stats.system import SYSTEM_LEVEL
 from .stats.williams import WilliamsTest, williams_test

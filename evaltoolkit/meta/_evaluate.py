@@ -21,7 +21,8 @@ from ..records import RESULT_COLUMNS, EvalResult, ScoreResult
 from ..runner import arun_evals
 from ..scorers import ANSWER_THRESHOLD, Scorer, ScorerSpec, scorer_spec
 from ._agreement import agreement
-from ._labels import HumanComparison, judge_vs_humans, with_human_labels
+from ._human_comparison import HumanComparison, judge_vs_humans
+from ._human_labels import with_human_labels
 from ._loaders import _as_answer_list
 
 if TYPE_CHECKING:

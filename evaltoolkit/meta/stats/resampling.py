@@ -5,7 +5,8 @@ Two documented methods, both percentile bootstraps from a seeded numpy ``Generat
 - :func:`draw_indices` (and :func:`resample_counts`, the same draws counted per unit): the
   units (items, documents, systems) drawn with replacement, one row per resample. One draw
   serves every statistic weighted by it (the agreement, baseline, system-level, held-out,
-  label and repeatability figures, and the document-level interval of :func:`group_mean_interval`);
+  label and repeatability figures through :func:`index_bootstrap_interval`, and the
+  document-level interval of :func:`group_mean_interval`);
   the interval is :func:`percentile_interval` of the resampled figures.
 - :func:`mean_interval`: :func:`scipy.stats.bootstrap` (``method="percentile"``) of a mean,
   for one sample of independent values (the paired item differences of ``compare_runs``, the
@@ -18,6 +19,7 @@ Two documented methods, both percentile bootstraps from a seeded numpy ``Generat
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -32,6 +34,7 @@ __all__ = [
     "draw_indices",
     "few_note",
     "group_mean_interval",
+    "index_bootstrap_interval",
     "mean_interval",
     "percentile_interval",
     "resample_counts",
@@ -91,6 +94,29 @@ def percentile_interval(
     tail = (1.0 - confidence) / 2.0
     low, high = np.quantile(finite, [tail, 1.0 - tail])
     return float(low), float(high)
+
+
+def index_bootstrap_interval(
+    statistic: Callable[[IndexArray], float],
+    units: int,
+    *,
+    n_resamples: int,
+    confidence: float,
+    seed: int,
+) -> tuple[float, float]:
+    """Percentile interval of ``statistic`` over resamples of ``units`` units.
+
+    ``statistic`` takes the drawn units' indices (:func:`draw_indices`, from
+    ``numpy.random.default_rng(seed)``); the interval is :func:`percentile_interval` of its
+    values. No resamples, or fewer than two units, give no interval (NaN, NaN).
+    """
+    import numpy as np
+
+    if not n_resamples or units < 2:
+        return math.nan, math.nan
+    drawn = draw_indices(np.random.default_rng(seed), units, n_resamples)
+    samples = np.array([statistic(indices) for indices in drawn], dtype=float)
+    return percentile_interval(samples, confidence)
 
 
 def mean_interval(
