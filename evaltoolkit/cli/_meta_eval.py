@@ -290,7 +290,8 @@ def _meta_eval_judges(args: argparse.Namespace) -> int:
     if len(models) <= 1 and not args.report:
         args.model = models[0] if models else None
         return _meta_eval(args)
-    from ..meta import agreement, judge_comparison
+    from .._internal.sync import run_sync
+    from ..meta import acompare_judges, agreement
 
     _check_limit(args.limit)
     out, plot = _meta_outputs(args)
@@ -303,22 +304,26 @@ def _meta_eval_judges(args: argparse.Namespace) -> int:
     threshold = args.threshold
     if threshold is None:
         threshold = scorer_spec(args.task).threshold
-    comparison = judge_comparison(
-        _meta_frame(args),
-        judges,
-        label=args.label,
-        group=args.group,
-        task=args.task,
-        threshold=threshold,
-        limit=args.limit,
-        n_bootstrap=args.bootstrap,
-        concurrency=args.concurrency,
-        progress=not args.no_progress,
-        source_col=args.source_col,
-        summary_col=args.summary_col,
-        question_col=args.question_col,
-        answer_col=args.answer_col,
-        reference_col=args.reference_col,
+    # The awaitable twin keeps the keep_runs=True overload (the blocking one types the first).
+    comparison = run_sync(
+        acompare_judges(
+            _meta_frame(args),
+            judges,
+            label=args.label,
+            group=args.group,
+            task=args.task,
+            threshold=threshold,
+            limit=args.limit,
+            n_bootstrap=args.bootstrap,
+            concurrency=args.concurrency,
+            progress=not args.no_progress,
+            source_col=args.source_col,
+            summary_col=args.summary_col,
+            question_col=args.question_col,
+            answer_col=args.answer_col,
+            reference_col=args.reference_col,
+            keep_runs=True,
+        )
     )
     board = comparison.leaderboard
     if len(judges) == 1:  # one judge and a report: today's output, then the report
