@@ -9,7 +9,7 @@ from .._internal.html import esc, format_score, note
 from ..errors import ConfigurationError
 from ..plots import AxisPoint, draw_axis_scatter
 from ..records import EvalResult
-from ..scorers import SUMMARIZATION_ID
+from ..scorers._internal import SUMMARIZATION_ID
 from ._base import View, figure_png, ipywidgets
 from ._detail import summarization_detail
 from ._rows import ResultRow, result_rows
