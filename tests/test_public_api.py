@@ -147,6 +147,20 @@ def test_from_import_of_a_delisted_name_warns() -> None:
         from evaltoolkit.judge import OfflineJudge  # noqa: F401
 
 
+def test_no_module_of_the_package_imports_a_deprecated_path() -> None:
+    code = (
+        "import pkgutil, importlib, warnings, evaltoolkit; "
+        "warnings.filterwarnings('error', category=DeprecationWarning, module='evaltoolkit'); "
+        "names = [m.name for m in pkgutil.walk_packages(evaltoolkit.__path__, 'evaltoolkit.')]; "
+        "skip = ('evaltoolkit.messages', 'evaltoolkit.__main__', 'evaltoolkit.cli.__main__'); "
+        "[importlib.import_module(n) for n in names if n not in skip]; "
+        "print(len(names))"
+    )
+    completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert completed.returncode == 0, completed.stderr
+    assert int(completed.stdout) > 100  # every module was imported
+
+
 def test_every_error_derives_from_the_base() -> None:
     for name in evaltoolkit.__all__:
         value = getattr(evaltoolkit, name)

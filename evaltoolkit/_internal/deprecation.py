@@ -1,9 +1,11 @@
-"""Deprecation helpers: names that left a package's public surface, handed on for one release.
+"""Deprecation helpers: names and modules that left the public surface, handed on for one release.
 
 :func:`delisted_names` builds a package's module ``__getattr__`` (PEP 562): a name that was
 public there and is no longer listed in its ``__all__`` is still found, with one
 ``DeprecationWarning`` per access that names where to import it from instead, and it is the
-same object as at its new home. Nothing inside evaltoolkit may import a name this way.
+same object as at its new home. :func:`warn_moved_module` is the warning of a module that
+moved, raised when the old module is imported. Nothing inside evaltoolkit may import a name or
+a module this way.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Delisted", "delisted_names"]
+__all__ = ["Delisted", "delisted_names", "warn_moved_module"]
 
 
 @dataclass(frozen=True)
@@ -80,3 +82,24 @@ def delisted_names(package: str, names: Mapping[str, Delisted]) -> Callable[[str
         return getattr(importlib.import_module(delisted.home), name)
 
     return __getattr__
+
+
+def warn_moved_module(old: str, new: str, *, also: str = "") -> None:
+    """Warn, from the old module's body, that ``old`` moved to ``new``.
+
+    Args:
+        old: The old module's name (its ``__name__``).
+        new: Where to import from instead.
+        also: A note added in parentheses (other places the names are public).
+
+    Example:
+        >>> import warnings
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter("always")
+        ...     warn_moved_module("pkg.old", "pkg.new", also="f also from pkg")
+        >>> str(caught[0].message)
+        'pkg.old is deprecated: import from pkg.new (f also from pkg)'
+    """
+    note = f" ({also})" if also else ""
+    # stacklevel 3: past this function and the old module's body, to the import statement.
+    warnings.warn(f"{old} is deprecated: import from {new}{note}", DeprecationWarning, stacklevel=3)
