@@ -373,6 +373,8 @@ class PromptTuner(View):
         self.exported_record: dict[str, Any] | None = None
         self._last_run_edits: tuple[dict[str, str], dict[str, float]] | None = None
         self.task: asyncio.Task[pd.DataFrame] | None = None
+        self._after: EvalResult | None = None
+        self._choosing = False
 
         self.setting_specs = tuple(scorer.offline_setting_specs) if self.offline else ()
         self.sliders: dict[str, Any] = {}
@@ -384,7 +386,7 @@ class PromptTuner(View):
         self.textareas: dict[str, Any] = {}
         descriptions = self._descriptions()
         for name, text in prompts.items():
-            area = widgets.Textarea(value=text, rows=14, layout={"width": "98%"})
+            area = widgets.Textarea(value=text, rows=9, layout={"width": "98%"})
             area.add_class(f"evaltoolkit-prompt-{name}")
             self.textareas[name] = area
             hint = widgets.HTML(value=str(esc(descriptions.get(name, ""))))
@@ -408,19 +410,57 @@ class PromptTuner(View):
             value=str(esc(f"{first_step}, then press Run to compare the scores."))
         )
         self.results = widgets.HTML()
+        self.results.add_class("evaltoolkit-tuner-results")
         self.export_view = widgets.HTML()
         self.run_button.on_click(self._on_run_click)
         self.export_button.on_click(self._on_export_click)
+        self.axis_picker = widgets.Dropdown(
+            options=list(axes),
+            value=self.axis,
+            description="axis",
+            layout={"width": "200px"},
+        )
+        self.level_picker = widgets.Dropdown(
+            options=[
+                (_LEVEL_NAMES[name], name)
+                for name in LEVELS
+                if self._level_available(scorer, name, group, chosen)
+            ],
+            value=self.level,
+            description="level",
+            layout={"width": "220px"},
+        )
+        self.choice_note = widgets.HTML(
+            value=str(esc(f"The verdict reads {self._what_is_read()}."))
+        )
+        self.axis_picker.observe(self._on_choice, names="value")
+        self.level_picker.observe(self._on_choice, names="value")
+        from ._paged_table import PagedTable
+
+        self.items_table: PagedTable = PagedTable(self._item_columns(()), page_size=8)
+        self.items_table.add_class("evaltoolkit-score-change")
+        self.tabs.layout = {"max_height": "300px", "overflow": "auto"}
+        editor = widgets.VBox(
+            [
+                self.tabs,
+                widgets.HBox([self.run_button, self.export_button, self.progress]),
+                self.status,
+                self.export_view,
+            ],
+            layout={"width": "50%", "min_width": "0"},
+        )
+        items = widgets.VBox(
+            [widgets.HTML(value="<b>Score change per item</b>"), self.items_table],
+            layout={"width": "50%", "min_width": "0", "padding": "0 0 0 10px"},
+        )
         self.widget = widgets.VBox(
             [
                 self.intro,
                 self.split_view,
                 self.offline_note,
-                self.tabs,
-                widgets.HBox([self.run_button, self.export_button, self.progress]),
-                self.status,
+                widgets.HBox([self.axis_picker, self.level_picker, self.choice_note]),
                 self.results,
-                self.export_view,
+                widgets.HBox([editor, items]),
             ],
             layout={"width": "100%"},
         )
@@ -453,6 +493,17 @@ class PromptTuner(View):
                 return None
             baseline = spec.baseline
         return create_scorer(str(baseline))
+
+    @staticmethod
+    def _level_available(
+        scorer: Any, level: str, group: str | None, chosen: Sequence[DataItem]
+    ) -> bool:
+        """Whether the items support reading the verdict at ``level``."""
+        try:
+            PromptTuner._level_for(scorer, level, group, chosen)
+        except ConfigurationError:
+            return False
+        return True
 
     @staticmethod
     def _level_for(
@@ -684,8 +735,35 @@ class PromptTuner(View):
             changed["disabled_rules"] = sorted(settings.disabled_rules)
         return changed
 
-    def run(self) -> asyncio.Task[pd.DataFrame] | None:
-        """Start a run, as the Run button does.
+    def run(self) -> pd.DataFrame:
+        """Rescore the sample and return the per-item comparison, once the run is done.
+
+        Blocks like every other ``run`` in the toolkit, in a script and in a Jupyter cell
+        alike (inside a running event loop the run goes on a worker thread's loop). The Run
+        button does not block: it calls :meth:`start`.
+
+        Returns:
+            The comparison (also in ``.comparison``); see :meth:`arun`.
+
+        Raises:
+            ConfigurationError: An edited template lost a placeholder or uses an unknown one.
+        """
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            pass
+        else:
+            warnings.warn(
+                "PromptTuner.run() now waits for the run and returns the comparison; "
+                "PromptTuner.start() returns the asyncio Task that run() used to return "
+                "inside an event loop",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+        return run_sync(self.arun())
+
+    def start(self) -> asyncio.Task[pd.DataFrame] | None:
+        """Start a run without waiting for it, as the Run button does.
 
         Inside a running event loop (a Jupyter kernel) the run is scheduled as a task on it
         and the task is returned at once (also in ``.task``); a run already in progress is
@@ -704,7 +782,7 @@ class PromptTuner(View):
         return self.task
 
     def run_sync(self) -> pd.DataFrame:
-        """Run to completion and return the comparison, even inside a running event loop."""
+        """The same as :meth:`run` (kept for code written before ``run`` blocked)."""
         return run_sync(self.arun())
 
     async def arun(self) -> pd.DataFrame:
@@ -738,14 +816,10 @@ class PromptTuner(View):
             if self._before is None:
                 self._before = await self._score(self.scorer)
             after = await self._score(tuned)
-            comparison = self._compare(after)
-            self.comparison = comparison
-            self.agreement = self._agreement(comparison)
-            self.baseline_agreement = await self._against_baseline(after)
-            self.verdict = self._verdict()
+            self._after = after
+            comparison = await self._analyse(after)
             self._last_run_edits = (edited_texts, settings)
             self.status.value = str(self._status_html(comparison, after, edited, settings))
-            self.results.value = str(self._results_html(comparison))
             self.progress.bar_style = "success"
             return comparison
         except Exception as error:
@@ -756,6 +830,77 @@ class PromptTuner(View):
             raise
         finally:
             self.run_button.disabled = False
+
+    async def _analyse(self, after: EvalResult) -> pd.DataFrame:
+        """The comparison, agreement, baseline and verdict of a run, on the chosen axis and
+        level; shown in the page."""
+        comparison = self._compare(after)
+        self.comparison = comparison
+        self.agreement = self._agreement(comparison)
+        self.baseline_agreement = await self._against_baseline(after)
+        self.verdict = self._verdict()
+        self.results.value = str(self._results_html(comparison))
+        self.items_table.set_columns(self._item_columns(list(comparison.columns)))
+        self.items_table.set_frame(comparison.reset_index(drop=True))
+        return comparison
+
+    def _item_columns(self, present: Sequence[str]) -> list[Any]:
+        """The paged table's columns: the item, its scores and change, then the label, the
+        group and the part where the comparison has them."""
+        from ._paged_table import Column
+
+        columns = [
+            Column("item_id", "item"),
+            Column("before", "before", numeric=True, width="60px"),
+            Column("after", "after", numeric=True, width="60px"),
+            Column("change", "change", numeric=True, width="64px"),
+        ]
+        for key in (self.label_column, self.group, self.system, _PART_COLUMN):
+            if key and key in present and key not in {column.key for column in columns}:
+                numeric = key == self.label_column
+                columns.append(Column(key, key, numeric=numeric))
+        return columns
+
+    def choose(self, *, axis: str | None = None, level: str | None = None) -> None:
+        """Read the verdict on another axis or level, as the two dropdowns do.
+
+        After a run, the comparison, agreement and verdict are recomputed from the scores
+        already there (nothing is rescored).
+
+        Raises:
+            ConfigurationError: An axis the scorer does not have, or a level the items
+                cannot support.
+        """
+        axes = _axes_of(self.scorer)
+        if axis is not None and axis not in axes:
+            raise ConfigurationError(
+                f"PromptTuner: the {self.scorer.id} scorer has no axis {axis!r}; choose one "
+                f"of {', '.join(axes)}"
+            )
+        new_level = self.level if level is None else level
+        if new_level not in {value for _, value in self.level_picker.options}:
+            raise ConfigurationError(
+                f"PromptTuner: level {new_level!r} is not available for these items; choose "
+                f"one of {', '.join(value for _, value in self.level_picker.options)}"
+            )
+        self.axis = self.axis if axis is None else axis
+        self.level = new_level
+        self.system = SYSTEM_COLUMN if self.level == "system" else None
+        self._choosing = True
+        try:
+            self.axis_picker.value = self.axis
+            self.level_picker.value = self.level
+        finally:
+            self._choosing = False
+        self.choice_note.value = str(esc(f"The verdict reads {self._what_is_read()}."))
+        self.intro.value = str(self._intro_html())
+        if self._before is not None and self._after is not None:
+            run_sync(self._analyse(self._after))
+
+    def _on_choice(self, change: dict[str, Any]) -> None:
+        if self._choosing:
+            return
+        self.choose(axis=str(self.axis_picker.value), level=str(self.level_picker.value))
 
     def _compare(self, after: EvalResult) -> pd.DataFrame:
         assert self._before is not None
@@ -916,32 +1061,15 @@ class PromptTuner(View):
         return join(parts)
 
     def _results_html(self, comparison: pd.DataFrame) -> Markup:
-        headers = ["item_id", "before", "after", "change"]
-        if self.label_column:
-            headers.append(self.label_column)
-        with_parts = _PART_COLUMN in comparison.columns
-        if with_parts:
-            headers.append(_PART_COLUMN)
-        body = []
-        for record in comparison.to_dict(orient="records"):
-            cells: list[object] = [
-                record["item_id"],
-                format_score(record["before"]),
-                format_score(record["after"]),
-                _signed(float(record["change"])),
-            ]
-            if self.label_column:
-                cells.append(record[self.label_column])
-            if with_parts:
-                cells.append(record[_PART_COLUMN])
-            body.append(cells)
-        parts: list[object] = [
-            Markup("<h4 style='margin:10px 0 4px 0'>Score change per item</h4>"),
-            table(headers, body, css_class="evaltoolkit-score-change"),
-        ]
-        if self.agreement is not None and self.label_column:
-            parts.extend(self._agreement_html(self.agreement))
-        return join(parts)
+        """The verdict, then the agreement on each part and the baseline (the items are in
+        the paged table below)."""
+        if self.agreement is None or not self.label_column:
+            changes = [value for value in comparison["change"].tolist() if not math.isnan(value)]
+            changed = sum(1 for value in changes if abs(value) > _CHANGE_TOLERANCE)
+            return Markup("<div class='evaltoolkit-verdict'>{}</div>").format(
+                f"No verdict without labels: {changed} of {len(comparison)} scores changed."
+            )
+        return join(self._agreement_html(self.agreement))
 
     def _agreement_html(self, agreement: pd.DataFrame) -> list[object]:
         agreement_rows = [
@@ -963,8 +1091,9 @@ class PromptTuner(View):
         else:
             resampled = f"{self.group} groups" if self.group else "items"
         parts: list[object] = [
+            self._verdict_html(agreement),
             Markup(
-                "<h4 style='margin:10px 0 4px 0'>Agreement with {label} before and after, "
+                "<h4 style='margin:6px 0 4px 0'>Agreement with {label} before and after, "
                 "{what} (change with a 95% paired bootstrap interval over {resampled})</h4>"
             ).format(label=self.label_column, what=self._what_is_read(), resampled=resampled),
             table(
@@ -973,7 +1102,6 @@ class PromptTuner(View):
                 css_class="evaltoolkit-agreement",
             ),
         ]
-        parts.append(self._verdict_html(agreement))
         parts.append(self._baseline_html())
         return parts
 
@@ -1049,7 +1177,7 @@ class PromptTuner(View):
 
     def _on_run_click(self, button: Any) -> None:
         try:
-            self.run()
+            self.start()
         except Exception:  # shown in the status line; a button callback has no caller to tell
             return
 
