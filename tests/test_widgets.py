@@ -121,7 +121,7 @@ def _paged(values: list[Any], page_size: int = 3) -> Any:
 
 def test_the_paged_table_sorts_with_missing_values_last_both_ways() -> None:
     table = _paged([0.5, float("nan"), 0.1, None, 0.9, "n/a"])
-    assert table.total == 6 and table.keys == [0, 1, 2]  # data order, one page
+    assert table.total == 6 and table.row_keys == [0, 1, 2]  # data order, one page
     table.sort_key = "value"
     assert table.order == [2, 0, 4, 5, 1, 3]  # numbers, then text, then missing
     table.descending = True
@@ -132,7 +132,7 @@ def test_the_paged_table_sorts_with_missing_values_last_both_ways() -> None:
 def test_the_paged_table_pages_filters_and_shows_a_row() -> None:
     table = _paged([float(i) for i in range(10)])
     table.page = 3
-    assert table.keys == [9] and table.rows == [["row-9", "9.000"]]
+    assert table.row_keys == [9] and table.rows == [["row-9", "9.000"]]
     table.page = 99  # past the end: the last page
     assert table.page == 3
     table.set_mask([i % 2 == 0 for i in range(10)])  # a view's own filter
@@ -236,12 +236,12 @@ def test_selecting_an_item_shows_its_texts_claims_questions_and_reason(
 
 def test_clicking_a_row_or_a_point_selects_the_item(summaries: EvalResult) -> None:
     explorer = AxisExplorer(summaries, threshold=0.3)
-    second = explorer.table.keys[1]
+    second = explorer.table.row_keys[1]
     explorer.table.selected = second  # what a click on the row sends
     assert explorer.selected == explorer.items[1]
     assert f"Item {explorer.items[1]}" in explorer.detail.value
     assert explorer.scatter.highlight == second  # the ring moved to the new item
-    third = explorer.table.keys[2]
+    third = explorer.table.row_keys[2]
     explorer.scatter.clicked = third  # what a click on the point sends
     assert explorer.selected == explorer.items[2]
     assert explorer.table.selected == third
@@ -487,7 +487,7 @@ def test_result_browser_picker_and_frame_input(with_failures: EvalResult, tmp_pa
     browser.scorer_filter.value = "summarization"
     browser.failed_only.value = True
     assert browser.visible == [("no-output", "summarization"), ("bad-coverage", "summarization")]
-    browser.table.selected = browser.table.keys[1]  # a click on the second row
+    browser.table.selected = browser.table.row_keys[1]  # a click on the second row
     assert browser.picked == ("bad-coverage", "summarization")
     detail = browser.detail.value
     assert "Failed at step coverage" in detail

@@ -48,7 +48,8 @@ def item_id(index: int) -> str:
 
 
 def synthetic_result(size: int, *, seed: int = 0) -> EvalResult:
-    """``size`` summarization results: the first is the payload item, the second failed.
+    """``size`` items scored by summarization (the first is the payload item, the second
+    failed) and by textual difference (made-up scores: two scorers for the scorer filter).
 
     Args:
         size: How many items (at least 2).
@@ -95,10 +96,38 @@ def synthetic_result(size: int, *, seed: int = 0) -> EvalResult:
                     "system_id": f"M{index % SUMMARIES_PER_DOCUMENT:02d}",
                     "human_score": human,
                 },
-                scorer_results={"summarization": result},
+                scorer_results={
+                    "summarization": result,
+                    "textual-difference": ScoreResult(
+                        scorer="textual-difference",
+                        score=round(rng.random(), 3),
+                        details={"compared_with": "input"},
+                    ),
+                },
             )
         )
-    return EvalResult(items=items, scorer_ids=["summarization"])
+    return EvalResult(items=items, scorer_ids=["summarization", "textual-difference"])
+
+
+def brevity_scorer() -> et.JudgedScorer:
+    """A judged scorer cheap enough to rescore 10,000 items in seconds: the offline judge
+    counts the summary's words (the PromptTuner needs a scorer with prompt templates)."""
+    step = et.Step(
+        name="brevity",
+        prompt='How many words has the SUMMARY? SUMMARY: {{output}} Reply with JSON: {"words": 12}',
+        schema={
+            "type": "object",
+            "properties": {"words": {"type": "integer"}},
+            "required": ["words"],
+            "additionalProperties": False,
+        },
+        offline=lambda output: {"words": len(output.split())},
+    )
+    return et.create_judged_scorer(
+        id="brevity",
+        steps=[step],
+        score=lambda context: 1.0 / (1.0 + context.replies["brevity"]["words"] / 40.0),
+    )
 
 
 def synthetic_rows(size: int) -> list[dict[str, Any]]:

@@ -124,7 +124,7 @@ function render({ model, el }) {
   function drawBody() {
     body.replaceChildren();
     const columns = model.get("columns");
-    const keys = model.get("keys");
+    const keys = model.get("row_keys");
     const selected = model.get("selected");
     model.get("rows").forEach((cells, index) => {
       const row = element("tr", keys[index] === selected ? "ept-selected" : "");
@@ -220,7 +220,7 @@ class PagedTable(anywidget.AnyWidget):
 
     columns = traitlets.List(traitlets.Dict()).tag(sync=True)
     rows = traitlets.List(traitlets.List()).tag(sync=True)
-    keys = traitlets.List(traitlets.Int()).tag(sync=True)
+    row_keys = traitlets.List(traitlets.Int()).tag(sync=True)
     page = traitlets.Int(0).tag(sync=True)
     page_size = traitlets.Int(15).tag(sync=True)
     total = traitlets.Int(0).tag(sync=True)
@@ -284,7 +284,7 @@ class PagedTable(anywidget.AnyWidget):
     @property
     def page_keys(self) -> list[int]:
         """The keys of the rows on the page shown."""
-        return list(self.keys)
+        return list(self.row_keys)
 
     def page_of(self, key: int) -> int | None:
         """The page holding a row, None when the filters leave it out."""
@@ -341,7 +341,7 @@ class PagedTable(anywidget.AnyWidget):
             for values in shown.itertuples(index=False, name=None)
         ]
         with self.hold_sync():
-            self.keys = keys
+            self.row_keys = keys
             self.rows = rows
 
     def show_row(self, key: int) -> None:

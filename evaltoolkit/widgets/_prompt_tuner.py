@@ -386,7 +386,7 @@ class PromptTuner(View):
         self.textareas: dict[str, Any] = {}
         descriptions = self._descriptions()
         for name, text in prompts.items():
-            area = widgets.Textarea(value=text, rows=9, layout={"width": "98%"})
+            area = widgets.Textarea(value=text, rows=7, layout={"width": "98%"})
             area.add_class(f"evaltoolkit-prompt-{name}")
             self.textareas[name] = area
             hint = widgets.HTML(value=str(esc(descriptions.get(name, ""))))
@@ -439,7 +439,7 @@ class PromptTuner(View):
 
         self.items_table: PagedTable = PagedTable(self._item_columns(()), page_size=8)
         self.items_table.add_class("evaltoolkit-score-change")
-        self.tabs.layout = {"max_height": "300px", "overflow": "auto"}
+        self.tabs.layout = {"max_height": "260px", "overflow": "auto"}
         editor = widgets.VBox(
             [
                 self.tabs,

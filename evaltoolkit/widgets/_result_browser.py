@@ -296,7 +296,7 @@ class ResultBrowser(View):
     @property
     def page(self) -> list[tuple[Any, str]]:
         """``(item_id, scorer)`` of the rows on the page shown."""
-        return [(self._rows[key].item_id, self._rows[key].scorer) for key in self.table.keys]
+        return [(self._rows[key].item_id, self._rows[key].scorer) for key in self.table.row_keys]
 
     @property
     def picked(self) -> tuple[Any, str] | None:
