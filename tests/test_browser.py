@@ -125,7 +125,7 @@ import evaltoolkit as et
 from evaltoolkit.widgets import Annotator, AxisExplorer, PromptTuner, ResultBrowser
 from view_data import brevity_scorer, demo_rows, synthetic_result, synthetic_rows
 
-sizes, TUNER_SAMPLE = SIZES, SAMPLE
+sizes, TUNER_SAMPLE, RUN_TUNER = SIZES, SAMPLE, RUN
 results = {size: synthetic_result(size) for size in sizes}
 rows = {size: synthetic_rows(size) for size in sizes}
 rubric = {1: "contradicts the source", 3: "some claims unsupported", 5: "all supported"}
@@ -141,8 +141,9 @@ def make(kind, size):
         view = AxisExplorer(results[size])
     elif kind == "tuner":
         view = PromptTuner(brevity_scorer(), rows[size], labels="human_score",
-                           sample=min(size, TUNER_SAMPLE), n_bootstrap=50)
-        view.run()
+                           sample=min(size, TUNER_SAMPLE), n_bootstrap=20)
+        if RUN_TUNER:
+            view.run()
     else:
         view = Annotator(results[size], label="consistency", scale=(1, 5),
                          path=f"labels_{size}.jsonl", annotator="alice",
@@ -179,12 +180,17 @@ print("verdict:", tuner.verdict)
 
 
 def views_notebook(
-    sizes: tuple[int, ...] = SIZES, *, demo_tuner: bool = True, tuner_sample: int = 2_000
+    sizes: tuple[int, ...] = SIZES,
+    *,
+    demo_tuner: bool = True,
+    tuner_sample: int = 2_000,
+    run_tuner: bool = True,
 ) -> dict[str, Any]:
     """A notebook that renders every view on synthetic results of each size.
 
     Cell 0 builds the data; then, per size, one cell per view (``browser_800``,
-    ``explorer_800``, ``tuner_800``, ``annotator_800``, ...); the tuner runs in its cell (on
+    ``explorer_800``, ``tuner_800``, ``annotator_800``, ...); the tuner runs in its cell (unless
+    ``run_tuner`` is False; on
     at most ``tuner_sample`` items: rescoring 10,000 items twice takes 13 s on 2 cores, which
     benchmarks/views.py spends and the test does not). Then the offline-judged demo tuner
     (pressed in the page), and a cell printing, as JSON, how long each view took to build in
@@ -466,6 +472,7 @@ def test_widgets_render_respond_and_stay_safe_in_jupyterlab(lab: Lab) -> None:
                 _check_tuner_verdict_on_screen(page, view_locator(page, "tuner", size))
                 _check_annotator_aids(view_locator(page, "annotator", size))
             print("view heights (px):", heights)
+            _check_every_point_was_drawn(page, notebook)
             print(f"views checked after {time.monotonic() - started:.1f} s")
             too_tall = {
                 name: height for name, height in heights.items() if height > MAX_VIEW_HEIGHT
@@ -492,6 +499,22 @@ def test_widgets_render_respond_and_stay_safe_in_jupyterlab(lab: Lab) -> None:
     assert requests, "no request was recorded"
     assert outside == [], f"the page made requests beyond 127.0.0.1: {outside[:10]}"
     print(f"browser part took {time.monotonic() - started:.1f} s, {len(requests)} requests")
+
+
+def _check_every_point_was_drawn(page: Any, notebook: Any) -> None:
+    """Rerun the report cell: each scatter drew a point per scored item (the failed item has
+    no axes) and said how long its draw took."""
+    from playwright.sync_api import expect
+
+    report_cell = notebook.locator(".jp-CodeCell").last
+    output = report_cell.locator(".jp-OutputArea-output")
+    report_cell.locator(".jp-InputArea-editor").click()
+    page.keyboard.press("Control+Enter")
+    drawn = ", ".join(f'"explorer_{size}": {size - 1}' for size in SIZES)
+    expect(output).to_contain_text(f'"drawn_points": {{{drawn}}}')
+    report = json.loads(output.inner_text())
+    print("scatter draw (ms):", report["render_ms"], "built in the kernel (s):", report["built_s"])
+    assert all(value >= 0 for value in report["render_ms"].values()), report
 
 
 def _table_info(view: Any) -> Any:
