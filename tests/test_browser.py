@@ -197,7 +197,7 @@ def views_notebook(
     the kernel and each scatter's draw time in the page.
     """
     setup = _VIEWS_SETUP.replace("REPO, TESTS", f"{str(REPO)!r}, {str(REPO / 'tests')!r}").replace(
-        "SIZES, SAMPLE", f"{sizes!r}, {tuner_sample!r}"
+        "SIZES, SAMPLE, RUN", f"{sizes!r}, {tuner_sample!r}, {run_tuner!r}"
     )
     cells = [_code_cell(setup)]
     for size in sizes:

@@ -140,13 +140,20 @@ def _interval(low: float, high: float) -> str:
 class PromptTuner(View):
     """Edit a scorer's prompt templates, rescore a sample, compare, and export the prompts.
 
-    One text area per template. "Run" rescores the sample with the edited templates (through
-    ``scorer.with_prompts``) without blocking the kernel: in Jupyter the run is a task on the
-    kernel's event loop, with a progress bar; in plain Python, with no loop running, it runs
-    to completion before returning. The first run also scores the sample with the unedited
-    scorer (the "before" scores, computed once). Then a table shows each item's score before
-    and after and the change. With a model judge, calls whose prompt did not change come from
-    the judge cache, so they cost nothing.
+    The view reads from the top down: what is tuned and on which items; the axis and level
+    the verdict is read on (two dropdowns); the verdict, then the agreement on each part and
+    the baseline; below them, side by side, the edits (one text area per template, the
+    offline settings tab, Run, Export, the progress bar and what the last run did) and the
+    items, in a paged table (each item's score before and after, the change, the label, the
+    document and the part). It fits a 1440 x 900 screen whatever the sample size.
+
+    :meth:`run` rescores the sample with the edited templates (through
+    ``scorer.with_prompts``) and returns once it is done, in a script and in a notebook cell
+    alike. The Run button calls :meth:`start` instead, which does not block the kernel: in
+    Jupyter the run is a task on the kernel's event loop, with a progress bar. The first run
+    also scores the sample with the unedited scorer (the "before" scores, computed once).
+    With a model judge, calls whose prompt did not change come from the judge cache, so they
+    cost nothing.
 
     Given ``labels``, the sampled items are split once into a **tune** part and a **test**
     part by :func:`evaltoolkit.meta.tune_test_split`, whole groups at a time (``doc_id`` when
@@ -184,7 +191,10 @@ class PromptTuner(View):
         status: What the last run did.
         offline_note: The offline-judge notice (empty for a model judge).
         sliders: One slider per offline setting, by name (empty for a model judge).
-        results: The score change table and agreement table.
+        results: The verdict, the agreement table and the baseline line.
+        items_table: The items of the last run, a page at a time (a paged table).
+        axis_picker, level_picker: The axis and the level the verdict is read on.
+        choice_note: Says what the verdict reads.
         export_view: The exported prompts.
         comparison: The last run's per-item comparison (DataFrame), None before a run.
         agreement: The last run's agreement before and after, one row per part and metric
@@ -206,7 +216,7 @@ class PromptTuner(View):
         >>> tuner = PromptTuner(et.create_summarization_scorer(), "data/demo_summaries.jsonl",
         ...                     labels="human_score", sample=6)
         >>> tuner.textareas["coverage"].value += "\\nBe strict."
-        >>> frame = tuner.run_sync()
+        >>> frame = tuner.run()
         >>> list(frame.columns)
         ['item_id', 'before', 'after', 'change', 'human_score', 'doc_id', 'part']
         >>> sorted(tuner.agreement["part"].unique())
@@ -374,6 +384,7 @@ class PromptTuner(View):
         self._last_run_edits: tuple[dict[str, str], dict[str, float]] | None = None
         self.task: asyncio.Task[pd.DataFrame] | None = None
         self._after: EvalResult | None = None
+        self._scored = 0
         self._choosing = False
 
         self.setting_specs = tuple(scorer.offline_setting_specs) if self.offline else ()
@@ -809,6 +820,7 @@ class PromptTuner(View):
         runs = 1 if self._before is not None else 2
         self.progress.max = max(1, runs * len(self._data))
         self.progress.value = 0
+        self._scored = 0
         self.progress.description = "0 scored"
         self.progress.bar_style = ""
         self.status.value = str(esc(f"Scoring {len(self._data)} items…"))
@@ -1007,8 +1019,14 @@ class PromptTuner(View):
         )
 
     def _on_item_complete(self, item: ItemResult) -> None:
-        self.progress.value = min(self.progress.value + 1, self.progress.max)
-        self.progress.description = f"{self.progress.value}/{self.progress.max}"
+        self._scored = min(self._scored + 1, self.progress.max)
+        # Every widget update is a message to the page: at most about 100 a run, so that
+        # 10,000 items do not send 20,000 of them.
+        step = max(1, self.progress.max // 100)
+        if self._scored % step == 0 or self._scored == self.progress.max:
+            with self.progress.hold_sync():
+                self.progress.value = self._scored
+                self.progress.description = f"{self._scored}/{self.progress.max}"
 
     def _status_html(
         self,
