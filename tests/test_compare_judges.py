@@ -284,13 +284,14 @@ def test_two_judges_compared_item_by_item_and_their_agreement_paired(
     servers: tuple[LoopbackServer, LoopbackServer],
 ) -> None:
     good, noisy = servers
-    comparison = et.meta.judge_comparison(
+    comparison = et.meta.compare_judges(
         _frame(),
         {"good": _scorer(good), "noisy": _scorer(noisy), "noisy again": _scorer(noisy)},
         label="consistency",
         score="alignment",
         n_bootstrap=0,
         progress=False,
+        keep_runs=True,
     )
     good_scores, noisy_scores = _expected(GOOD), _expected(NOISY, fail=FAILING_ITEM)
     # Each run keeps its items' fields, so a saved run can be grouped and compared later.
@@ -399,7 +400,7 @@ def test_judges_that_the_paired_interval_cannot_tell_apart_share_a_rank() -> Non
         "second": list(human + generator.normal(0, 1.2, size=len(frame))),
         "random": list(generator.normal(size=len(frame))),
     }
-    comparison = et.meta.judge_comparison(
+    comparison = et.meta.compare_judges(
         frame,
         _rating_judges(ratings),
         label="human",
@@ -407,6 +408,7 @@ def test_judges_that_the_paired_interval_cannot_tell_apart_share_a_rank() -> Non
         group="doc_id",
         n_bootstrap=300,
         progress=False,
+        keep_runs=True,
     )
     board = comparison.leaderboard.set_index("judge")
     assert board.loc["first", "agreement"] != board.loc["second", "agreement"]

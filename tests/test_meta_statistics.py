@@ -530,7 +530,7 @@ def test_the_plot_draws_each_pair_and_the_interval_of_the_mean() -> None:
 
 
 def test_the_resampled_kendall_tau_is_scipys_on_tied_and_untied_rows() -> None:
-    from evaltoolkit.meta._system import resampled_kendall_tau_b
+    from evaltoolkit.meta.stats.system import resampled_kendall_tau_b
 
     generator = np.random.default_rng(5)
     first = generator.integers(0, 4, size=(40, 12)).astype(float)  # many ties
@@ -685,7 +685,7 @@ def test_kappa_is_scikit_learns_and_the_bootstrap_table_formula_matches_it(
 ) -> None:
     from sklearn.metrics import cohen_kappa_score
 
-    from evaltoolkit.meta._reliability import kappa_from_table
+    from evaltoolkit.meta.stats.reliability import kappa_from_table
 
     generator = np.random.default_rng(11)
     first = generator.integers(1, 6, size=80).astype(float)

@@ -3,7 +3,9 @@
 :func:`agreement` computes correlations (pooled and per group), AUROC, accuracy and F1 for
 binary labels, with seeded bootstrap intervals. :func:`meta_evaluate` scores a labelled file
 with one judge; :func:`compare_judges` scores it with several and ranks them in a
-leaderboard. :func:`compare_scores` and :func:`agreement_change` say what a change to a judge
+leaderboard (``keep_runs=True`` keeps each judge's run in a :class:`JudgeComparison`;
+``judge_comparison`` is its deprecated spelling). :func:`compare_scores` and
+:func:`agreement_change` say what a change to a judge
 (its prompts, its offline settings) did to the scores and to agreement, on the tune and the
 test part of :func:`tune_test_split`. :func:`compare_runs` says whether the difference
 between two runs of the same items is real; :func:`repeatability` how much a judge's verdicts
@@ -22,6 +24,7 @@ import os
 from pathlib import Path
 
 from ._agreement import agreement
+from ._annotator_agreement import LabelAgreement, label_agreement
 from ._change import (
     AGREEMENT_METRICS,
     LEVELS,
@@ -31,7 +34,6 @@ from ._change import (
     compare_scores,
 )
 from ._compare import (
-    JudgeComparison,
     acompare_judges,
     ajudge_comparison,
     compare_judges,
@@ -45,27 +47,22 @@ from ._evaluate import (
     meta_evaluate,
 )
 from ._held_out import tune_test_split
-from ._labels import (
-    HumanComparison,
-    LabelAgreement,
-    LabelScale,
-    append_label_record,
+from ._human_comparison import HumanComparison, judge_vs_humans
+from ._human_labels import (
     attach_human_labels,
     human_labels,
     is_labels_source,
     judge_on_scale,
-    judge_vs_humans,
-    label_agreement,
     labels_by_item,
-    read_labels,
-    text_hash,
     with_human_labels,
 )
+from ._judge_comparison import JudgeComparison
+from ._labels import LabelScale, append_label_record, read_labels, text_hash
 from ._loaders import load_qa_equivalence, load_sentence_pairs, load_summeval, load_table
 from ._paired import compare_runs, paired_scores
-from ._reliability import cohen_kappa, krippendorff_alpha
 from ._repeatability import Repeatability, arepeatability, repeatability
-from ._williams import WilliamsTest, williams_test
+from .stats.reliability import cohen_kappa, krippendorff_alpha
+from .stats.williams import WilliamsTest, williams_test
 
 __all__ = [
     "AGREEMENT_METRICS",

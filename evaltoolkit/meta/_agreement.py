@@ -12,10 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ._chance import BASELINE, baseline_rows, categorical_rows
 from ._loaders import _describe_columns, _error
-from ._resample import few_note, percentile_interval, resample_counts
-from ._system import SYSTEM_LEVEL, system_rows
+from .stats.chance import BASELINE, baseline_rows, categorical_rows
+from .stats.resampling import draw_indices, few_note, percentile_interval, resample_counts
+from .stats.system import SYSTEM_LEVEL, system_rows
 
 if TYPE_CHECKING:
     import numpy as np
@@ -353,7 +353,7 @@ def _per_group_estimates(
             low, high = math.nan, math.nan
             if n_bootstrap > 0:
                 generator = np.random.default_rng(seed_sequence)
-                drawn = generator.integers(0, groups_used, size=(n_bootstrap, groups_used))
+                drawn = draw_indices(generator, groups_used, n_bootstrap)
                 low, high = percentile_interval(values_by_group[drawn].mean(axis=1), confidence)
             estimate = _Estimate(metric, float(values_by_group.mean()), low, high)
         results.append(_GroupEstimate(estimate, items_used, groups_used))

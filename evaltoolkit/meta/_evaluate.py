@@ -14,14 +14,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .._datasets import as_table
-from .._sync import run_sync
+from .._internal.sync import blocking
 from ..errors import ConfigurationError
 from ..records import RESULT_COLUMNS, EvalResult, ScoreResult
+from ..records.items import as_table
 from ..runner import arun_evals
 from ..scorers import ANSWER_THRESHOLD, Scorer, ScorerSpec, scorer_spec
 from ._agreement import agreement
-from ._labels import HumanComparison, judge_vs_humans, with_human_labels
+from ._human_comparison import HumanComparison, judge_vs_humans
+from ._human_labels import with_human_labels
 from ._loaders import _as_answer_list
 
 if TYPE_CHECKING:
@@ -293,7 +294,7 @@ def _scorer_for(spec: ScorerSpec, model: str | None, judge_options: dict[str, An
     return spec.factory(model, **spec.meta_options, **judge_options)
 
 
-def meta_evaluate(
+async def ameta_evaluate(
     data: str | os.PathLike[str] | pd.DataFrame | Sequence[Mapping[str, Any]],
     *,
     task: Task,
@@ -357,6 +358,8 @@ def meta_evaluate(
             ``versus_humans`` sets the judge's agreement with the annotators beside theirs.
         **judge_options: Passed to the judge (``api_base``, ``cache``, ...).
 
+    :func:`meta_evaluate` is its blocking twin (the example uses it).
+
     Example:
         >>> import pandas as pd
         >>> frame = pd.DataFrame({"sentence1": ["a cat", "a dog", "the sun"],
@@ -367,52 +370,6 @@ def meta_evaluate(
         >>> evaluation.score_columns
         ['score_textual_difference']
     """
-    return run_sync(
-        ameta_evaluate(
-            data,
-            task=task,
-            label=label,
-            model=model,
-            group=group,
-            source_col=source_col,
-            summary_col=summary_col,
-            question_col=question_col,
-            answer_col=answer_col,
-            reference_col=reference_col,
-            limit=limit,
-            threshold=threshold,
-            n_bootstrap=n_bootstrap,
-            concurrency=concurrency,
-            progress=progress,
-            scorer=scorer,
-            labels=labels,
-            **judge_options,
-        )
-    )
-
-
-async def ameta_evaluate(
-    data: str | os.PathLike[str] | pd.DataFrame | Sequence[Mapping[str, Any]],
-    *,
-    task: Task,
-    label: str,
-    model: str | None = None,
-    group: str | None = None,
-    source_col: str | None = None,
-    summary_col: str | None = None,
-    question_col: str | None = None,
-    answer_col: str | None = None,
-    reference_col: str | None = None,
-    limit: int | None = None,
-    threshold: float | None = None,
-    n_bootstrap: int = 1000,
-    concurrency: int = 8,
-    progress: bool = True,
-    scorer: Scorer | None = None,
-    labels: str | os.PathLike[str] | pd.DataFrame | None = None,
-    **judge_options: Any,
-) -> MetaEvaluation:
-    """Score a labelled data set and measure agreement (async twin of :func:`meta_evaluate`)."""
     spec = scorer_spec(task, what="task")
     frame = as_table(data, who="meta_evaluate")
     if limit is not None:
@@ -493,3 +450,7 @@ async def ameta_evaluate(
         _threshold=threshold,
         _n_bootstrap=n_bootstrap,
     )
+
+
+meta_evaluate = blocking(ameta_evaluate)
+"""The blocking twin of :func:`ameta_evaluate`: same arguments, same result (its docstring)."""

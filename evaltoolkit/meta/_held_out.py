@@ -14,16 +14,16 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._datasets import load_items
 from ..errors import ConfigurationError
+from ..records.items import load_items
 from ._agreement import _ResampleStatistics
-from ._resample import percentile_interval, resample_counts
+from .stats.resampling import percentile_interval, resample_counts
 
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
 
-    from ._resample import FloatArray, IndexArray
+    from .stats.resampling import FloatArray, IndexArray
 
 __all__ = [
     "BETTER",
@@ -359,8 +359,8 @@ def change_table(
     import numpy as np
 
     from ._agreement import _is_binary_label, _numeric_values
-    from ._levels import paired_per_group, paired_system
-    from ._resample import FEW_UNITS, few_note
+    from .stats.levels import paired_per_group, paired_system
+    from .stats.resampling import FEW_UNITS, few_note
 
     for column, option in ((label, "label"), (group, "group"), (system, "system")):
         if column is not None and column not in comparison.columns:

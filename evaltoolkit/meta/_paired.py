@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import math
 import os
-import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError
 from ..records import EvalResult, ItemResult, read_results, to_json_text
-from ._resample import few_note
+from .stats.resampling import few_note, group_mean_interval, mean_interval
+from .stats.signed_rank import group_wilcoxon_p, wilcoxon_p
 
 if TYPE_CHECKING:
     import numpy as np
@@ -286,23 +286,16 @@ def _bootstrap_interval(
 ) -> tuple[float, float]:
     """scipy's percentile bootstrap of the mean difference (whole pairs resampled)."""
     import numpy as np
-    from scipy import stats
 
     if n_bootstrap == 0 or len(differences) < 2:
         return math.nan, math.nan
-    with warnings.catch_warnings():
-        # Equal differences throughout (identical runs) make a degenerate, exact interval.
-        warnings.simplefilter("ignore")
-        result = stats.bootstrap(
-            (differences,),
-            np.mean,
-            n_resamples=n_bootstrap,
-            batch=max(1, _RESAMPLE_CHUNK_CELLS // len(differences)),
-            confidence_level=confidence,
-            method="percentile",
-            rng=np.random.default_rng(seed),
-        )
-    return float(result.confidence_interval.low), float(result.confidence_interval.high)
+    return mean_interval(
+        differences,
+        n_resamples=n_bootstrap,
+        confidence=confidence,
+        rng=np.random.default_rng(seed),
+        batch=max(1, _RESAMPLE_CHUNK_CELLS // len(differences)),
+    )
 
 
 def _group_interval(
@@ -313,76 +306,22 @@ def _group_interval(
     confidence: float,
     seed: int,
 ) -> tuple[float, float]:
-    """Percentile interval of the mean difference over resamples of whole groups.
-
-    Each resample draws as many groups as there are, with replacement, from a numpy
-    Generator seeded with ``seed``; its mean is the mean over the drawn groups' items.
-    """
-    import numpy as np
+    """Percentile interval of the mean difference over resamples of whole groups."""
     import pandas as pd
 
     codes, uniques = pd.factorize(pd.Series(list(groups), dtype=object))
     count = len(uniques)
     if n_bootstrap == 0 or count < 2:
         return math.nan, math.nan
-    sums = np.bincount(codes, weights=differences, minlength=count)
-    sizes = np.bincount(codes, minlength=count).astype(float)
-    generator = np.random.default_rng(seed)
-    means: list[FloatArray] = []
-    chunk = max(1, min(n_bootstrap, _RESAMPLE_CHUNK_CELLS // count))
-    for start in range(0, n_bootstrap, chunk):
-        drawn = generator.integers(0, count, size=(min(chunk, n_bootstrap - start), count))
-        means.append(sums[drawn].sum(axis=1) / sizes[drawn].sum(axis=1))
-    tail = (1.0 - confidence) / 2.0
-    low, high = np.quantile(np.concatenate(means), [tail, 1.0 - tail])
-    return float(low), float(high)
-
-
-def _wilcoxon_p(differences: FloatArray) -> float:
-    """Two-sided Wilcoxon signed-rank p-value (Pratt's handling of zero differences)."""
-    import numpy as np
-    from scipy import stats
-
-    if len(differences) == 0:
-        return math.nan
-    if not differences.any():
-        return 1.0  # no pair differs: no evidence of a difference (scipy gives NaN here)
-    with warnings.catch_warnings():
-        # Few pairs or many ties: scipy warns that its approximation is rough; p stays valid.
-        warnings.simplefilter("ignore")
-        # With ties or zeros scipy would fall back on a permutation test (slow, and
-        # exhaustive for small samples); the normal approximation with its tie correction
-        # is the textbook handling.
-        magnitudes = np.abs(differences)
-        tied = len(np.unique(magnitudes)) < len(magnitudes) or not magnitudes.all()
-        method = "approx" if tied else "auto"
-        return float(stats.wilcoxon(differences, zero_method="pratt", method=method).pvalue)
-
-
-def _group_wilcoxon_p(differences: FloatArray, groups: Sequence[Any]) -> tuple[float, int]:
-    """Two-sided Wilcoxon signed-rank p-value over the groups' mean differences.
-
-    scipy's ``method="auto"``: its exact distribution for up to 50 groups (a permutation
-    distribution where mean differences tie or are zero), the normal approximation beyond.
-    Returns the p-value and the number of groups.
-    """
-    import numpy as np
-    import pandas as pd
-    from scipy import stats
-
-    if len(differences) == 0:
-        return math.nan, 0
-    means = (
-        pd.Series(differences)
-        .groupby(pd.Series(list(groups), dtype=object).to_numpy(), sort=False)
-        .mean()
-        .to_numpy(dtype=float)
+    return group_mean_interval(
+        differences,
+        codes,
+        count,
+        n_resamples=n_bootstrap,
+        confidence=confidence,
+        seed=seed,
+        chunk=max(1, min(n_bootstrap, _RESAMPLE_CHUNK_CELLS // count)),
     )
-    if not np.any(means):
-        return 1.0, len(means)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # few groups: scipy warns that p cannot be small
-        return float(stats.wilcoxon(means, zero_method="pratt").pvalue), len(means)
 
 
 def _test_name(count: int, group: str | None) -> str:
@@ -491,7 +430,7 @@ def compare_runs(
                 differences, n_bootstrap=n_bootstrap, confidence=confidence, seed=seed
             )
             groups = math.nan
-            p_value, test = _wilcoxon_p(differences), _test_name(len(differences), None)
+            p_value, test = wilcoxon_p(differences), _test_name(len(differences), None)
         else:
             low, high = _group_interval(
                 differences,
@@ -501,7 +440,7 @@ def compare_runs(
                 seed=seed,
             )
             groups = float(used["group"].nunique())
-            p_value, count = _group_wilcoxon_p(differences, list(used["group"]))
+            p_value, count = group_wilcoxon_p(differences, list(used["group"]))
             test = _test_name(count, group)
         rows.append(
             {

@@ -15,14 +15,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .._sync import run_sync
+from .._internal.sync import blocking
 from ..judge import OFFLINE_MODEL, scoring_repeat
 from ..records import EvalResult
 from ..runner import arun_evals
 from ..scorers import Scorer
 from ._paired import _score_columns, _value
-from ._reliability import krippendorff_alpha
-from ._resample import percentile_interval, resample_counts
+from .stats.reliability import krippendorff_alpha
+from .stats.resampling import percentile_interval, resample_counts
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -102,7 +102,7 @@ def _alpha_with_interval(
     return alpha, low, high
 
 
-def repeatability(
+async def arepeatability(
     scorer: Scorer,
     data: Any,
     *,
@@ -145,6 +145,8 @@ def repeatability(
     Raises:
         ConfigurationError: ``repeats`` is below 2, or a run option is invalid.
 
+    :func:`repeatability` is its blocking twin (the example uses it).
+
     Example:
         >>> import evaltoolkit as et
         >>> items = [{"id": 1, "input": "q", "output": "Paris", "ground_truth": "Paris"}]
@@ -153,36 +155,6 @@ def repeatability(
         >>> measured.deterministic, float(measured.summary["alpha"].iloc[0])
         (True, 1.0)
     """
-    return run_sync(
-        arepeatability(
-            scorer,
-            data,
-            repeats=repeats,
-            threshold=threshold,
-            n_bootstrap=n_bootstrap,
-            confidence=confidence,
-            seed=seed,
-            concurrency=concurrency,
-            progress=progress,
-            **run_options,
-        )
-    )
-
-
-async def arepeatability(
-    scorer: Scorer,
-    data: Any,
-    *,
-    repeats: int = 5,
-    threshold: float | None = None,
-    n_bootstrap: int = 1000,
-    confidence: float = 0.95,
-    seed: int = 0,
-    concurrency: int = 8,
-    progress: bool = True,
-    **run_options: Any,
-) -> Repeatability:
-    """Measure a judge's repeatability (async twin of :func:`repeatability`)."""
     import pandas as pd
 
     from ..errors import ConfigurationError
@@ -275,6 +247,10 @@ async def arepeatability(
         results=runs,
         note=note,
     )
+
+
+repeatability = blocking(arepeatability)
+"""The blocking twin of :func:`arepeatability`: same arguments, same result (its docstring)."""
 
 
 def _median(values: Sequence[float]) -> float:

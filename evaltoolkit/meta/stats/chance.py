@@ -3,7 +3,7 @@ baseline every agreement figure should be read against.
 
 Labels with few distinct values (1-5 ratings, pass/fail, categories) are agreed with, not
 just ranked: a judge whose verdicts sit on the label's scale (or a boolean label with a
-score threshold) gets Cohen's kappa and Krippendorff's alpha from :mod:`._reliability`, and
+score threshold) gets Cohen's kappa and Krippendorff's alpha from :mod:`.reliability`, and
 the exact-match accuracy.
 
 The baseline rows say what no judgement at all would score: a majority-label predictor for
@@ -20,20 +20,20 @@ import math
 import warnings
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ConfigurationError
-from ._reliability import (
+from ...errors import ConfigurationError
+from .reliability import (
     KappaWeights,
     Level,
     evenly_spaced,
     kappa_from_table,
     kappa_of_codes,
 )
-from ._resample import percentile_interval, resample_counts
+from .resampling import mean_interval, percentile_interval, resample_counts
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from ._resample import FloatArray
+    from .resampling import FloatArray
 
 __all__ = ["FEW_VALUES", "baseline_rows", "categorical_rows", "is_few_valued"]
 
@@ -262,17 +262,9 @@ def baseline_rows(
         hits = (labels == majority).astype(float)
         low, high = math.nan, math.nan
         if n_bootstrap:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                interval = stats.bootstrap(
-                    (hits,),
-                    np.mean,
-                    n_resamples=n_bootstrap,
-                    confidence_level=confidence,
-                    method="percentile",
-                    rng=generator,
-                ).confidence_interval
-            low, high = float(interval.low), float(interval.high)
+            low, high = mean_interval(
+                hits, n_resamples=n_bootstrap, confidence=confidence, rng=generator
+            )
         name = "accuracy" if binary else "exact_accuracy"
         rows.append(_row(name, float(hits.mean()), low, high, items))
         # A constant predictor agrees exactly as often as chance predicts: kappa 0 always.

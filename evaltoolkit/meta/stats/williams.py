@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..errors import ConfigurationError
+from ...errors import ConfigurationError
 
 __all__ = ["WilliamsTest", "williams_test"]
 

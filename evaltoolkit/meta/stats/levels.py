@@ -11,7 +11,7 @@ of a paired difference:
   a document where a set's scores are all equal ranks none of its summaries, and counts 0 for
   that set (so that an edit cannot gain by making a document's scores constant);
 - **system**: each system's mean score against its mean label, correlated over systems; the
-  interval is the boot-both interval (see :mod:`._system`), the same draws for both sets.
+  interval is the boot-both interval (see :mod:`.system`), the same draws for both sets.
 """
 
 from __future__ import annotations
@@ -21,13 +21,13 @@ import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ._resample import percentile_interval
-from ._system import MIN_SYSTEMS, SystemTable, boot_both_draws, picked, system_correlations
+from .resampling import draw_indices, percentile_interval
+from .system import MIN_SYSTEMS, SystemTable, boot_both_draws, picked, system_correlations
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from ._resample import FloatArray, IndexArray
+    from .resampling import FloatArray, IndexArray
 
 __all__ = ["MIN_GROUP_SIZE", "GroupFigures", "group_figures", "paired_per_group", "paired_system"]
 
@@ -123,7 +123,7 @@ def paired_per_group(
         row[f"{which}_ci_low"], row[f"{which}_ci_high"] = math.nan, math.nan
     if n_bootstrap and figures.groups > 1:
         generator = np.random.default_rng(seed_sequence)
-        drawn = generator.integers(0, figures.groups, size=(n_bootstrap, figures.groups))
+        drawn = draw_indices(generator, figures.groups, n_bootstrap)
         resampled = {
             "before": old[drawn].mean(axis=1),
             "after": new[drawn].mean(axis=1),

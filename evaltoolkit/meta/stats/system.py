@@ -21,12 +21,12 @@ import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ._resample import percentile_interval, resample_counts
+from .resampling import draw_indices, percentile_interval, resample_counts
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from ._resample import FloatArray, IndexArray
+    from .resampling import FloatArray, IndexArray
 
 __all__ = ["SYSTEM_LEVEL", "SystemTable", "boot_both_draws", "system_correlations", "system_rows"]
 
@@ -131,7 +131,7 @@ def boot_both_draws(
 ) -> tuple[FloatArray, IndexArray]:
     """One batch of boot-both draws: how often each unit is drawn, and the drawn systems."""
     weights = resample_counts(generator, units, resamples)
-    picks: IndexArray = generator.integers(0, systems, size=(resamples, systems))
+    picks = draw_indices(generator, systems, resamples)
     return weights, picks
 
 

@@ -23,15 +23,17 @@ from __future__ import annotations
 import _thread
 import asyncio
 import contextvars
+import functools
 import signal
 import threading
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, ParamSpec, TypeVar
 
-__all__ = ["GRACE_S", "run_sync"]
+__all__ = ["GRACE_S", "blocking", "run_sync"]
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 # How long a cancelled run may take to unwind before it is interrupted (or, in a worker
 # thread, left to finish on its own).
@@ -228,3 +230,46 @@ def run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
     except RuntimeError:
         return _run_here(coroutine)
     return _run_in_worker(coroutine)
+
+
+def blocking(
+    async_fn: Callable[P, Coroutine[Any, Any, T]], *, name: str | None = None
+) -> Callable[P, T]:
+    """The blocking twin of an async function: same parameters, runs it with :func:`run_sync`.
+
+    The twin works inside a running event loop (a Jupyter cell) as :func:`run_sync` does.
+    It is named ``name``, by default the async function's name without its leading ``a``
+    (``arun_evals`` gives ``run_evals``); ``inspect.signature`` reads the async function's
+    signature through ``__wrapped__``. Its docstring is the async function's, its first line
+    followed by a line saying it is the blocking twin.
+
+    Example:
+        >>> async def atotal(values: list[int], *, start: int = 0) -> int:
+        ...     \"\"\"Add the values.\"\"\"
+        ...     return start + sum(values)
+        >>> total = blocking(atotal)
+        >>> total([1, 2], start=3), total.__name__
+        (6, 'total')
+    """
+    twin_name = name or async_fn.__name__.removeprefix("a")
+
+    @functools.wraps(async_fn)
+    def twin(*args: P.args, **kwargs: P.kwargs) -> T:
+        return run_sync(async_fn(*args, **kwargs))
+
+    twin.__name__ = twin_name
+    owner, dot, _ = async_fn.__qualname__.rpartition(".")
+    twin.__qualname__ = owner + dot + twin_name
+    twin.__doc__ = _twin_doc(async_fn.__doc__ or "", async_fn.__name__)
+    return twin
+
+
+def _twin_doc(doc: str, async_name: str) -> str:
+    summary, _, rest = doc.partition("\n")
+    note = (
+        f"The blocking twin of :func:`{async_name}` (generated from it): it runs the\n"
+        "    coroutine to completion, inside a running event loop (a Jupyter cell) too."
+    )
+    if not rest.strip():
+        return f"{summary}\n\n    {note}"
+    return f"{summary}\n\n    {note}\n{rest}"

@@ -13,7 +13,7 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..errors import ConfigurationError
+from ...errors import ConfigurationError
 
 if TYPE_CHECKING:
     import numpy as np
