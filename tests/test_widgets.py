@@ -7,6 +7,7 @@ import json
 import re
 import subprocess
 import sys
+import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -549,7 +550,7 @@ def test_the_answer_similarity_thresholds_are_tuned_in_the_offline_settings_tab(
     tuner.sliders["partial_coverage"].value = 0.1
     tuned = tuner.tuned_scorer()
     assert tuned.offline_settings.partial_coverage == pytest.approx(0.1)
-    comparison = tuner.run_sync().set_index("item_id")
+    comparison = tuner.run().set_index("item_id")
     assert comparison.loc[1, "after"] > comparison.loc[1, "before"]
     assert comparison.loc[2, "after"] == comparison.loc[2, "before"]
     tuner.export()
@@ -572,7 +573,7 @@ def test_the_offline_settings_tab_reruns_and_reports_the_agreement(
 
     tuner.sliders["claim_support"].value = 1.0
     tuner.sliders["answer_share"].value = 1.0
-    comparison = tuner.run_sync()
+    comparison = tuner.run()
 
     # The same run, by hand, with the settings the sliders now hold.
     strict = scorer.with_offline_settings({"claim_support": 1.0, "answer_share": 1.0})
@@ -677,7 +678,7 @@ def test_boolean_labels_add_auroc(tmp_path: Path) -> None:
         sample=10,
         n_bootstrap=0,
     )
-    comparison = tuner.run_sync()
+    comparison = tuner.run()
     assert len(comparison) == 10
     assert tuner.agreement is not None
     assert list(tuner.agreement.metric) == ["spearman", "kendall", "pearson", "auroc"] * 2
@@ -747,9 +748,12 @@ async def test_the_run_button_starts_a_task_and_run_blocks(rows: list[dict[str, 
     assert not task.done()  # scheduled on the running loop; click() returned at once
     assert tuner.start() is task  # a second press while running joins the same run
     comparison = await task
-    # run() blocks like every other run, here too (it used to return the Task: it warns).
-    with pytest.warns(DeprecationWarning, match=r"start\(\) returns the asyncio Task"):
+    # run() blocks like every other run, here too, and says nothing; run_sync() is deprecated.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         blocked = tuner.run()
+    with pytest.warns(DeprecationWarning, match=r"run\(\) blocks now"):
+        assert list(tuner.run_sync().item_id) == list(comparison.item_id)
     assert isinstance(blocked, pd.DataFrame)
     assert list(blocked.item_id) == list(comparison.item_id)
     assert len(comparison) == 6
@@ -890,7 +894,7 @@ def test_an_edit_that_helps_the_tune_part_is_judged_on_the_test_part(
     tuner = _rating_tuner(on_test)
     assert tuner.split is not None and tuner.group == "doc_id"
     tuner.textareas["rate"].value = _RATING_STEP.prompt + " " + _HELPFUL_EDIT
-    comparison = tuner.run_sync()
+    comparison = tuner.run()
     # One document never sits on both sides of the split.
     assert comparison.groupby("doc_id")["part"].nunique().max() == 1
     assert set(comparison["part"]) == {"tune", "test"}
@@ -953,7 +957,7 @@ def test_an_edit_that_flattens_every_test_document_says_so() -> None:
         )
         tuner.sliders["claim_support"].value = 1.0
         tuner.sliders["answer_share"].value = 0.9
-        comparison = tuner.run_sync()
+        comparison = tuner.run()
         test = comparison[comparison.part == "test"]
         assert test.groupby("doc_id")["after"].nunique().max() == 1
         assert test.groupby("doc_id")["before"].nunique().max() > 1
@@ -977,7 +981,7 @@ def test_the_verdict_reads_the_axis_and_level_the_user_chose() -> None:
         scorer, data, labels="human_score", sample=16, n_bootstrap=0, axis="coverage"
     )
     coverage.sliders["answer_share"].value = 0.9
-    comparison = coverage.run_sync()
+    comparison = coverage.run()
     run = et.run_evals(data, scorer, progress=False)
     by_id = {item.item_id: item.scorer_results["summarization"] for item in run}
     assert list(comparison.before) == [
@@ -1001,7 +1005,7 @@ def test_the_verdict_reads_the_axis_and_level_the_user_chose() -> None:
     pooled = PromptTuner(
         scorer, data, labels="human_score", sample=16, n_bootstrap=0, level="pooled"
     )
-    pooled.run_sync()
+    pooled.run()
     assert "Verdict (pooled Spearman of the final score)" in pooled.results.value
     assert pooled.agreement is not None and set(pooled.agreement.level) == {"pooled"}
     with pytest.raises(ConfigurationError, match="no axis 'relevance'; choose one of score"):
@@ -1053,7 +1057,7 @@ def test_the_tuner_says_what_it_cannot_measure(rows: list[dict[str, Any]]) -> No
     unlabelled = PromptTuner(scorer, rows, sample=16)
     assert unlabelled.split is None
     assert "cannot measure agreement with human labels" in unlabelled.split_view.value
-    unlabelled.run_sync()
+    unlabelled.run()
     assert unlabelled.agreement is None and unlabelled.verdict is None
     assert "evaltoolkit-agreement" not in unlabelled.results.value
     # The first 8 demo summaries come from 3 documents: too few for two parts of 2.
@@ -1061,7 +1065,7 @@ def test_the_tuner_says_what_it_cannot_measure(rows: list[dict[str, Any]]) -> No
     assert few.split is None
     assert "3 groups of &#39;doc_id&#39;" in few.split_view.value
     assert "it needs at least 4" in few.split_view.value
-    few.run_sync()
+    few.run()
     assert few.agreement is not None and set(few.agreement.part) == {"all"}
     assert few.verdict is None
     assert "No verdict" in few.results.value
@@ -1098,7 +1102,7 @@ def test_the_split_and_verdict_are_escaped() -> None:
         group="doc_id",
         n_bootstrap=20,
     )
-    tuner.run_sync()
+    tuner.run()
     for markup in (tuner.intro.value, tuner.results.value, tuner.status.value):
         assert "<script" not in markup.lower() and "<img" not in markup.lower()
     # The ids reach the page as text cells of the paged table (set as textContent there).
@@ -1148,7 +1152,7 @@ def test_with_a_model_judge_edits_change_scores_and_unchanged_calls_are_cached(
     tuner = PromptTuner(scorer, rows, sample=4, seed=None)
     assert tuner.offline_note.value == ""
     tuner.textareas["coverage"].value += "\n" + marker
-    comparison = tuner.run_sync()
+    comparison = tuner.run()
     assert list(comparison.before) == [1.0] * 4
     assert list(comparison.after) == [0.5] * 4
     assert list(comparison.change) == [-0.5] * 4

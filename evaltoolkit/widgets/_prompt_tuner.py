@@ -702,18 +702,6 @@ class PromptTuner(TunerText, View):
         Raises:
             ConfigurationError: An edited template lost a placeholder or uses an unknown one.
         """
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            pass
-        else:
-            warnings.warn(
-                "PromptTuner.run() now waits for the run and returns the comparison; "
-                "PromptTuner.start() returns the asyncio Task that run() used to return "
-                "inside an event loop",
-                DeprecationWarning,
-                stacklevel=2,
-            )
         return run_sync(self.arun())
 
     def start(self) -> asyncio.Task[pd.DataFrame] | None:
@@ -736,8 +724,14 @@ class PromptTuner(TunerText, View):
         return self.task
 
     def run_sync(self) -> pd.DataFrame:
-        """The same as :meth:`run` (kept for code written before ``run`` blocked)."""
-        return run_sync(self.arun())
+        """Deprecated: the same as :meth:`run`, which blocks now."""
+        warnings.warn(
+            "PromptTuner.run_sync() is deprecated: run() blocks now and returns the same "
+            "comparison (start() returns the asyncio Task for the Run button's behaviour)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.run()
 
     async def arun(self) -> pd.DataFrame:
         """Rescore the sample with the edited templates; return the per-item comparison.
