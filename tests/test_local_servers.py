@@ -27,9 +27,9 @@ from evaltoolkit.judge import JudgeRequest
 from evaltoolkit.judge._adaptive import AdaptiveLimit, overloaded
 from evaltoolkit.judge._litellm import LiteLLMJudge
 from evaltoolkit.judge._structured import _remembered, default_max_tokens
-from evaltoolkit.scorers._answer_similarity_prompts import ANALYZE_SCHEMA, EXTRACT_SCHEMA
-from evaltoolkit.scorers._summarization import COVERAGE_STEP
-from evaltoolkit.scorers._summarization_prompts import COVERAGE_SCHEMA
+from evaltoolkit.scorers.answer_similarity._prompts import ANALYZE_SCHEMA, EXTRACT_SCHEMA
+from evaltoolkit.scorers.summarization._prompts import COVERAGE_SCHEMA
+from evaltoolkit.scorers.summarization._scorer import COVERAGE_STEP
 
 LLAMA_CPP_REJECTION = (
     "1 validation error:\n"

@@ -1,20 +1,21 @@
-"""The scorers: one module per scorer, each a factory returning a :class:`Scorer`.
+"""The scorers: one folder per scorer, each a factory returning a :class:`Scorer`.
 
 A judged scorer is a list of :class:`Step` objects (prompt, reply schema, offline answer) plus
 a score function and a reason; the built-in summarization and answer-similarity scorers are
-declared that way, with their offline answers beside them (``_offline``), and
-:func:`create_judged_scorer` builds your own. The registry (:func:`register_scorer`,
-:class:`ScorerSpec`) declares each scorer once for the command line, meta-evaluation, the
-widgets and the plots. Scorers build prompts and compute scores; they
-reach models only through the judge layer and never import litellm. The baselines
-(``naive-overlap``, ``summary-length``, ``rouge``, ``token-f1``) are registered scorers too,
-with no judge: the floor a judge must beat.
+declared that way, each in its own folder (``summarization/``, ``answer_similarity/``,
+``textual_difference/``) with its prompts, reasons, offline answers, settings and registry
+entry, and the text tools they share in ``_language/``; :func:`create_judged_scorer` builds
+your own. The registry (:func:`register_scorer`, :class:`ScorerSpec`) declares each scorer once
+for the command line, meta-evaluation, the widgets and the plots. Scorers build prompts and
+compute scores; they reach models only through the judge layer and never import litellm. The
+baselines (``naive-overlap``, ``summary-length``, ``rouge``, ``token-f1``) are registered
+scorers too, with no judge: the floor a judge must beat.
 """
 
 from __future__ import annotations
 
 from .._internal import deprecation as _deprecation
-from ._answer_similarity import create_answer_similarity_scorer
+from . import _builtins  # noqa: F401  (registers the built-in scorers in their order)
 from ._base import Scorer
 from ._baselines import (
     create_naive_overlap_scorer,
@@ -24,16 +25,12 @@ from ._baselines import (
 )
 from ._create import create_scorer
 from ._judged import JudgedScorer, create_judged_scorer
-from ._offline import (
-    OFFLINE_RULES,
-    AnswerSimilarityOfflineSettings,
-    OfflineRule,
-    SummarizationOfflineSettings,
-)
+from ._offline_settings import OfflineRule
 from ._registry import MetaLayout, ScorerSpec, register_scorer, scorer_ids, unregister_scorer
 from ._steps import Sample, Score, Step, StepContext
-from ._summarization import create_summarization_scorer
-from ._textual_difference import create_textual_difference_scorer
+from .answer_similarity import AnswerSimilarityOfflineSettings, create_answer_similarity_scorer
+from .summarization import OFFLINE_RULES, SummarizationOfflineSettings, create_summarization_scorer
+from .textual_difference import create_textual_difference_scorer
 
 __all__ = [
     "OFFLINE_RULES",

@@ -9,7 +9,6 @@ and the classes behind the factories. Any module of evaltoolkit may import
 
 from __future__ import annotations
 
-from ._answer_similarity import ANSWER_THRESHOLD, AnswerSimilarityScorer, SimilarityWeights
 from ._baselines import NaiveOverlapScorer, RougeScorer, SummaryLengthScorer, TokenF1Scorer
 from ._judged import DEFAULT_SYSTEM_PROMPT, PlannedCall
 from ._prompts import PromptSet, PromptTemplate
@@ -24,8 +23,9 @@ from ._registry import (
     scorer_specs,
 )
 from ._steps import format_value
-from ._summarization import SummarizationScorer, deciding_axis
-from ._textual_difference import TextDifference, TextualDifferenceScorer, compare_texts
+from .answer_similarity import ANSWER_THRESHOLD, AnswerSimilarityScorer, SimilarityWeights
+from .summarization import SummarizationScorer, deciding_axis
+from .textual_difference import TextDifference, TextualDifferenceScorer, compare_texts
 
 __all__ = [
     "ANSWER_SIMILARITY_ID",
