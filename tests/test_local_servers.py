@@ -344,10 +344,20 @@ async def rounds_of_successes(limit: AdaptiveLimit) -> list[int]:
     return limits
 
 
+async def replies_near_the_timeout(limit: AdaptiveLimit, seconds: float) -> None:
+    """Calls that succeed after ``seconds`` each: the server's replies queue."""
+    for _ in range(6):
+        ticket = await limit.acquire(ceiling=8)
+        ticket.started -= seconds
+        limit.release(ticket, None)
+
+
 async def test_successes_raise_a_lowered_limit_back_to_the_run_concurrency() -> None:
     limit = AdaptiveLimit("http://127.0.0.1:1/v1")
+    await replies_near_the_timeout(limit, 0.8)
     first = [await limit.acquire(ceiling=8) for _ in range(8)]
-    limit.release(first[0], TimeoutError())
+    first[0].started -= 1.0
+    limit.release(first[0], TimeoutError())  # after 1 s, where replies take 0.8 s: overload
     assert limit.limit == 4  # halved from the 8 in flight
     with pytest.raises(TimeoutError):  # 7 still in flight: a retry waits for the lower limit
         await asyncio.wait_for(limit.acquire(ceiling=8), 0.05)
@@ -364,11 +374,15 @@ async def test_successes_raise_a_lowered_limit_back_to_the_run_concurrency() -> 
 
 async def test_a_timeout_counts_against_its_call_only_at_a_settled_limit() -> None:
     limit = AdaptiveLimit("http://127.0.0.1:2/v1")
+    await replies_near_the_timeout(limit, 0.8)
     queued = [await limit.acquire(ceiling=8) for _ in range(2)]
+    for ticket in queued:
+        ticket.started -= 1.0
     limit.release(queued[0], TimeoutError())
     limit.release(queued[1], TimeoutError())
     assert limit.limit == 1
     alone = await limit.acquire(ceiling=8)
+    alone.started -= 1.0
     limit.release(alone, TimeoutError())
 
     # The first timed out beside a call the server could not serve as well; the call sent
