@@ -717,3 +717,21 @@ def test_importing_the_judge_modules_does_not_import_litellm_or_jsonschema() -> 
     )
 
     assert result.stdout.strip() == "[]"
+
+
+def test_creating_a_model_scorer_imports_litellm_in_the_background() -> None:
+    code = (
+        "import sys, evaltoolkit as et\n"
+        "from evaltoolkit.judge import _litellm_runtime as runtime\n"
+        "et.create_summarization_scorer('offline')\n"
+        "print(runtime._import_thread is None, 'litellm' in sys.modules)\n"
+        "et.create_summarization_scorer('openai/gpt-4o-mini', cache=False)\n"
+        "runtime._import_thread.join(120)\n"
+        "print(runtime._litellm_module is sys.modules['litellm'])\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=180
+    )
+
+    # The offline scorer starts nothing; a model scorer's judge starts the import, no call made.
+    assert result.stdout.split() == ["True", "False", "True"]

@@ -77,8 +77,9 @@ class JudgeConfig:
         concurrency: Requests this judge keeps in flight at most. None (the default) leaves
             the limit to the run (``run_evals(concurrency=...)``); how the limits combine is
             the table in :func:`evaltoolkit.run_evals`. Below either, the calls in flight to
-            one server (model and ``api_base``) adapt to what it sustains: halved on a
-            timeout, HTTP 429 or dropped connection, raised again by successes.
+            one server (model and ``api_base``) adapt to what it sustains: halved when rate
+            limits, timeouts or dropped connections dominate its recent calls (or a timeout
+            comes while its replies queue), raised again by successes.
         cache: True for the default disk cache, a directory or file path for another one, a
             ``JudgeCache``, or False for none.
         structured_output: ``"auto"`` (the default) asks for a JSON-schema

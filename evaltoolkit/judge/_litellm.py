@@ -20,7 +20,7 @@ from ._cache import JudgeCache
 from ._cache_key import call_key, key_parameters
 from ._config import JudgeConfig
 from ._exchange import FormRejected, Forms, answer_step
-from ._litellm_runtime import import_litellm, litellm_for_running_loop
+from ._litellm_runtime import import_litellm, litellm_for_running_loop, start_litellm_import
 from ._retry import Backoff, FailureKind
 from ._secrets import redact, register_secrets
 from ._services import Answered, JudgeServices, open_judge_cache
@@ -80,6 +80,7 @@ class LiteLLMJudge:
         self._api_key = config.api_key
         self._unpriced_models: set[str] = set()
         register_secrets({"api_key": config.api_key, **config.extra})
+        start_litellm_import()  # its first call need not wait for the import
 
     @classmethod
     def from_config(cls, config: JudgeConfig) -> LiteLLMJudge:
