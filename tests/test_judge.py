@@ -34,6 +34,7 @@ from loopback_server import (
 from evaltoolkit._sync import run_sync
 from evaltoolkit.errors import ConfigurationError, JudgeCallError, JudgeError, JudgeReplyError
 from evaltoolkit.judge._cache import JudgeCache
+from evaltoolkit.judge._cache_key import call_key, key_parameters
 from evaltoolkit.judge._limits import shared_call_limit
 from evaltoolkit.judge._litellm import LiteLLMJudge
 from evaltoolkit.judge._litellm_runtime import LITELLM_LOGGER_NAMES
@@ -410,6 +411,66 @@ def test_rerun_with_a_new_judge_on_a_new_loop_makes_no_request(
 
     assert loopback_server.requests_total == 0
     assert second_run == first_run
+
+
+def test_a_rerun_against_the_same_model_behind_a_new_port_makes_no_request(
+    loopback_server: LoopbackServer, make_judge: JudgeFactory, judge_cache_dir: Path
+) -> None:
+    loopback_server.set_responder(answer_valid)
+    first = asyncio.run(make_judge(cache=judge_cache_dir).complete(claims_request()))
+
+    with LoopbackServer(responder=answer_valid) as restarted:  # same host, a new port
+        assert restarted.url != loopback_server.url
+        again = asyncio.run(
+            make_judge(cache=judge_cache_dir, api_base=restarted.url).complete(claims_request())
+        )
+        assert restarted.requests_total == 0
+    assert again.call.cached and again.value == first.value
+    assert loopback_server.requests_total == 1
+
+
+def test_cache_as_names_the_model_across_hosts_and_keeps_two_models_apart(
+    loopback_server: LoopbackServer, make_judge: JudgeFactory, judge_cache_dir: Path
+) -> None:
+    loopback_server.set_responder(answer_valid)
+    asyncio.run(make_judge(cache=judge_cache_dir, cache_as="smollm2").complete(claims_request()))
+
+    # Another host's address (never called: the cache answers) under the same name.
+    moved = make_judge(cache=judge_cache_dir, cache_as="smollm2", api_base="http://10.9.9.9:1/v1")
+    assert asyncio.run(moved.complete(claims_request())).call.cached
+    # Another model behind the same model string and server: its own name, its own calls.
+    other = asyncio.run(
+        make_judge(cache=judge_cache_dir, cache_as="qwen").complete(claims_request())
+    )
+    assert not other.call.cached
+    assert loopback_server.requests_total == 2
+
+
+def test_a_cache_written_with_the_port_in_its_keys_is_still_read(
+    loopback_server: LoopbackServer, make_judge: JudgeFactory, judge_cache_dir: Path
+) -> None:
+    request = claims_request()
+    judge = make_judge(cache=judge_cache_dir)
+    assert judge.cache is not None
+    old_key = call_key(  # the key as it was written before the port was left out
+        model="openai/loopback",
+        api_base=loopback_server.url,
+        step=request.step,
+        parameters=key_parameters(
+            temperature=0.0, seed=None, max_tokens=judge._max_tokens(request), extra={}
+        ),
+        form="json_schema",
+        schema=request.schema,
+        messages=request.messages,
+    )
+    judge.cache.put(
+        old_key, model="openai/loopback", step=request.step, value=VALID_REPLY, raw_reply=None
+    )
+
+    answer = asyncio.run(judge.complete(request))
+
+    assert answer.call.cached and answer.value == VALID_REPLY
+    assert loopback_server.requests_total == 0
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ from typing import Any, Final
 
 from ..errors import ConfigurationError, JudgeCallError
 from ._cache import JudgeCache
-from ._cache_key import call_key, key_parameters
+from ._cache_key import call_key, key_parameters, model_identity
 from ._config import JudgeConfig
 from ._exchange import FormRejected, Forms, answer_step
 from ._litellm_runtime import import_litellm, litellm_for_running_loop, start_litellm_import
@@ -156,7 +156,7 @@ class LiteLLMJudge:
             JudgeReplyError: No reply parsed and validated, repairs included.
         """
         max_tokens = self._max_tokens(request)
-        keys = [self._key(request, max_tokens, form) for form in self._forms.candidates()]
+        keys = self._keys(request, max_tokens)
         return await self._services.answer(
             request, keys, functools.partial(self._ask, request, max_tokens)
         )
@@ -188,8 +188,8 @@ class LiteLLMJudge:
             return None
         max_tokens = self._max_tokens(request)
         try:
-            for form in self._forms.candidates():
-                hit = cache.get(self._key(request, max_tokens, form))
+            for key in self._keys(request, max_tokens):
+                hit = cache.get(key)
                 if hit is not None:
                     return dict(hit.value)
         except Exception:  # a damaged or locked cache: count the call as not cached
@@ -288,11 +288,29 @@ class LiteLLMJudge:
 
     # -- cache key --------------------------------------------------------------------------
 
-    def _key(self, request: JudgeRequest, max_tokens: int, form: Form) -> str:
+    def _keys(self, request: JudgeRequest, max_tokens: int) -> list[str]:
+        """Every key a reply to ``request`` may be cached under, the one it would get now
+        first: each JSON form, then (without ``cache_as``) the keys written before the port
+        was left out of them."""
+        forms = self._forms.candidates()
+        keys = [self._key(request, max_tokens, form) for form in forms]
         config = self._config
+        if config.cache_as is None and config.api_base:
+            _, address = model_identity(self.model, config.api_base)
+            if address != config.api_base:
+                keys += [
+                    self._key(request, max_tokens, form, address=config.api_base) for form in forms
+                ]
+        return keys
+
+    def _key(
+        self, request: JudgeRequest, max_tokens: int, form: Form, *, address: str | None = None
+    ) -> str:
+        config = self._config
+        model, server = model_identity(self.model, config.api_base, config.cache_as)
         return call_key(
-            model=self.model,
-            api_base=config.api_base,
+            model=model,
+            api_base=server if address is None else address,
             step=request.step,
             parameters=key_parameters(
                 temperature=config.temperature,
