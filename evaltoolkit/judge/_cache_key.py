@@ -25,6 +25,7 @@ from ._secrets import is_secret_name
 __all__ = [
     "CACHE_FORMAT_VERSION",
     "call_key",
+    "call_keys",
     "canonical_json",
     "key_parameters",
     "model_identity",
@@ -125,17 +126,49 @@ def call_key(
         >>> len(key)
         64
     """
-    digest = hashlib.sha256()
-    for part in (
-        f"evaltoolkit-judge-cache/{CACHE_FORMAT_VERSION}",
-        model,
-        api_base or "",
-        step,
-        parameters,
-        form,
-        schema_fingerprint(schema),
-        canonical_json([dict(message) for message in messages]),
-    ):
-        digest.update(part.encode())
-        digest.update(b"\x1f")
-    return digest.hexdigest()
+    (key,) = call_keys(
+        [(model, api_base, form)],
+        step=step,
+        parameters=parameters,
+        schema=schema,
+        messages=messages,
+    )
+    return key
+
+
+def call_keys(
+    variants: Sequence[tuple[str, str | None, str]],
+    *,
+    step: str,
+    parameters: str,
+    schema: Mapping[str, Any],
+    messages: Sequence[Mapping[str, Any]],
+) -> list[str]:
+    """The keys of one call under several (model, api_base, form) variants, the messages and
+    schema serialised once.
+
+    Example:
+        >>> keys = call_keys([("m", None, "json_schema"), ("m", None, "off")], step="s",
+        ...                  parameters="{}", schema={}, messages=[])
+        >>> len(set(keys))
+        2
+    """
+    schema_part = schema_fingerprint(schema).encode()
+    messages_part = canonical_json([dict(message) for message in messages]).encode()
+    keys: list[str] = []
+    for model, api_base, form in variants:
+        digest = hashlib.sha256()
+        for part in (
+            f"evaltoolkit-judge-cache/{CACHE_FORMAT_VERSION}".encode(),
+            model.encode(),
+            (api_base or "").encode(),
+            step.encode(),
+            parameters.encode(),
+            form.encode(),
+            schema_part,
+            messages_part,
+        ):
+            digest.update(part)
+            digest.update(b"\x1f")
+        keys.append(digest.hexdigest())
+    return keys
