@@ -10,9 +10,10 @@ Three scorers, each a factory returning a scorer with ``run``/``arun``:
 :func:`run_evals` scores a data set and returns an :class:`EvalResult` that exports
 DataFrames. Without a model, the built-in offline judge answers (no API key, no network).
 
-The package is layered; each layer imports only those before it: records -> judge (model
-calls only; it knows no scorer) -> scorers (steps, offline answers, formulas) -> runner ->
-meta (agreement with human labels) -> views (plots, widgets) -> cli.
+The package is layered by folder; each layer imports only those before it: records (with
+``_internal``, the helpers any layer may import) -> judge (model calls only; it knows no
+scorer) -> scorers (steps, offline answers, formulas) -> runner -> meta (agreement with human
+labels) -> views (plots, widgets, report) -> cli.
 
 Example:
     >>> import evaltoolkit as et
@@ -35,7 +36,6 @@ from .errors import (
     MissingDependencyError,
 )
 from .judge import JudgeConfig, create_judge
-from .messages import ToolResult, extract_tool_results
 from .meta import acompare_judges, compare_judges, compare_runs, repeatability
 from .records import (
     EvalResult,
@@ -47,6 +47,7 @@ from .records import (
     Usage,
     read_results,
 )
+from .records.messages import ToolResult, extract_tool_results
 from .runner import CostEstimate, arun_evals, ascore_frame, estimate_cost, run_evals, score_frame
 from .scorers import (
     AnswerSimilarityOfflineSettings,

@@ -124,7 +124,7 @@ def test_no_cache_with_a_cache_dir_is_refused(
 
 def _score_then(monkeypatch: pytest.MonkeyPatch, after: Any) -> None:
     """Run ``after`` once the scores are in, before they are written."""
-    import evaltoolkit.cli as cli
+    import evaltoolkit.cli._run as cli  # the run command, which calls _score
 
     score = cli._score
 

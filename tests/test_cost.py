@@ -16,11 +16,11 @@ from judge_script import requests_for, script_steps, step_of
 from loopback_server import Action, LoopbackServer, reply
 
 import evaltoolkit as et
-from evaltoolkit._datasets import load_items
-from evaltoolkit._estimate import item_cost_high
 from evaltoolkit.cli import BUDGET_REACHED, main
 from evaltoolkit.errors import ConfigurationError
 from evaltoolkit.judge._litellm_runtime import import_litellm
+from evaltoolkit.records.items import load_items
+from evaltoolkit.runner._estimate import item_cost_high
 
 DEMO = Path(et.__file__).parent / "_demo_data" / "demo_summaries.jsonl"
 PRICED = "openai/gpt-4o-mini"

@@ -30,12 +30,12 @@ from judge_script import prompt_text
 from loopback_server import LoopbackServer, reply
 
 import evaltoolkit as et
-from evaltoolkit import _distributed
-from evaltoolkit._datasets import read_table
 from evaltoolkit.cli import main
 from evaltoolkit.errors import ConfigurationError, MissingDependencyError
 from evaltoolkit.judge._shards import shard_dir
 from evaltoolkit.meta import load_summeval
+from evaltoolkit.records.items import read_table
+from evaltoolkit.runner import _distributed
 
 try:
     import cloudpickle

@@ -17,9 +17,9 @@ import pandas as pd
 import pytest
 
 import evaltoolkit as et
-from evaltoolkit._datasets import load_items, read_records, read_table
 from evaltoolkit.cli import main
 from evaltoolkit.errors import DataLoadError, EvalToolkitError
+from evaltoolkit.records.items import load_items, read_records, read_table
 
 
 def _run(data: Any) -> et.EvalResult:

@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 
 import evaltoolkit as et
-from evaltoolkit._datasets import load_items, read_records, read_table
 from evaltoolkit.errors import ConfigurationError, DataLoadError
 from evaltoolkit.records import EvalResult
+from evaltoolkit.records.items import load_items, read_records, read_table
 
 LONE = "\ud800"
 

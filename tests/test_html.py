@@ -1,4 +1,4 @@
-"""The one HTML helper module (evaltoolkit._html): markupsafe, escaping exactly once."""
+"""The one HTML helper module (evaltoolkit._internal.html): markupsafe, escaping exactly once."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sys
 from markupsafe import Markup as MarkupsafeMarkup
 
 from evaltoolkit import EvalResult, ItemResult, ScoreResult, StepError
-from evaltoolkit._html import (
+from evaltoolkit._internal.html import (
     Markup,
     badge,
     details_block,
@@ -100,7 +100,7 @@ def test_record_reprs_escape_model_and_data_text() -> None:
 
 def test_the_module_imports_without_pandas_or_ipywidgets() -> None:
     code = (
-        "import sys, evaltoolkit._html; "
+        "import sys, evaltoolkit._internal.html; "
         "print(','.join(m for m in ('pandas', 'ipywidgets', 'matplotlib') if m in sys.modules))"
     )
     completed = subprocess.run(

@@ -31,7 +31,7 @@ from loopback_server import (
     tool_call_reply,
 )
 
-from evaltoolkit._sync import run_sync
+from evaltoolkit._internal.sync import run_sync
 from evaltoolkit.errors import ConfigurationError, JudgeCallError, JudgeError, JudgeReplyError
 from evaltoolkit.judge._cache import JudgeCache
 from evaltoolkit.judge._cache_key import call_key, key_parameters

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import importlib
+import subprocess
+import sys
+
 import pytest
 
 from evaltoolkit import InputError, extract_tool_results
-from evaltoolkit.messages import input_text, output_text
+from evaltoolkit.records.messages import input_text, output_text
 
 
 def test_plain_strings_pass_through() -> None:
@@ -135,3 +139,24 @@ def test_a_list_of_texts_is_told_apart_from_a_list_of_messages() -> None:
     assert one.error is None and one.score == 1.0
     with pytest.raises(InputError, match=r"message 1 is int, not a mapping"):
         input_text([{"role": "user", "content": "x"}, 3])
+
+
+def test_the_old_module_path_warns_and_hands_on_the_same_names() -> None:
+    sys.modules.pop("evaltoolkit.messages", None)
+    with pytest.warns(DeprecationWarning, match=r"evaltoolkit\.records\.messages"):
+        old = importlib.import_module("evaltoolkit.messages")
+    assert old.input_text is input_text
+    assert old.output_text is output_text
+    assert old.extract_tool_results is extract_tool_results
+
+
+def test_the_package_never_imports_the_deprecated_path() -> None:
+    code = (
+        "import sys, warnings; warnings.simplefilter('error', DeprecationWarning); "
+        "import evaltoolkit, evaltoolkit.cli, evaltoolkit.meta, evaltoolkit.report; "
+        "print('evaltoolkit.messages' in sys.modules)"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert completed.stdout.strip() == "False"

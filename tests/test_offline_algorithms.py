@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 from _support import DATA
@@ -23,7 +23,15 @@ from evaltoolkit.scorers._offline import (
     judge_coverage,
     judge_source,
 )
-from evaltoolkit.scorers._offline._settings import SummarizationOfflineSettings
+from evaltoolkit.scorers._offline._claims import CLAIM_RULES
+from evaltoolkit.scorers._offline._questions import QUESTION_RULES
+from evaltoolkit.scorers._offline._settings import (
+    OfflineRule,
+    RuleKind,
+    SummarizationOfflineSettings,
+    rule_named,
+    rules_of_kind,
+)
 from evaltoolkit.scorers._offline._text import split_sentences, stem, tokenize
 
 QUESTION_FRAMES = ("Does the text say that ", "Does the text mention ")
@@ -441,71 +449,119 @@ _STRIKE = (
     "pay dispute with the operator."
 )
 
-# (rule, claim, source, the rule deciding once it is switched off)
-RULE_CASES = [
+# Every switchable rule, claim and question alike: (rule, input, the verdict it decides, the
+# verdict once it is switched off). A claim rule's input is (claim, source), a question rule's
+# (summary, question); a verdict is (rule named, supported or answered).
+RULE_CASES: list[tuple[str, tuple[str, str], tuple[str, bool], tuple[str, bool]]] = [
     (
         "paraphrase",
-        "Acme Corporation was started in 1995 by John Smith in Boston.",
-        SOURCE,
-        "low_support",
+        ("Acme Corporation was started in 1995 by John Smith in Boston.", SOURCE),
+        ("paraphrase", True),
+        ("low_support", False),
     ),
-    ("low_support", "and it sells toys", SOURCE, "supported"),
-    ("changed_number", "Acme employs 12,000 people.", SOURCE, "supported"),
+    (
+        "low_support",
+        ("and it sells toys", SOURCE),
+        ("low_support", False),
+        ("supported", True),
+    ),
+    (
+        "changed_number",
+        ("Acme employs 12,000 people.", SOURCE),
+        ("changed_number", False),
+        ("supported", True),
+    ),
     (
         "added_comparison",
-        "The study found that bees in colonies kept near wild meadows were healthier than bees "
-        "near farms.",
-        "The study found that bees in colonies kept near wild meadows made more honey than bees "
-        "near farms.",
-        "supported",
+        (
+            "The study found that bees in colonies kept near wild meadows were healthier than "
+            "bees near farms.",
+            "The study found that bees in colonies kept near wild meadows made more honey than "
+            "bees near farms.",
+        ),
+        ("added_comparison", False),
+        ("supported", True),
     ),
     (
         "flipped_negation",
-        "The company does not make industrial robots for car factories.",
-        SOURCE,
-        "supported",
+        ("The company does not make industrial robots for car factories.", SOURCE),
+        ("flipped_negation", False),
+        ("supported", True),
     ),
     (
         "joined_apart",
-        "Seven games involving Nimes were arrested last year.",
-        "Seven games involving Nimes were investigated after Conrad was arrested last year.",
-        "supported",
+        (
+            "Seven games involving Nimes were arrested last year.",
+            "Seven games involving Nimes were investigated after Conrad was arrested last year.",
+        ),
+        ("joined_apart", False),
+        ("supported", True),
     ),
     (
         "swapped_roles",
-        "John Smith was founded by the company.",
-        "The company was founded in 1995 by John Smith in Seattle.",
-        "supported",
+        (
+            "John Smith was founded by the company.",
+            "The company was founded in 1995 by John Smith in Seattle.",
+        ),
+        ("swapped_roles", False),
+        ("supported", True),
     ),
     (
         "pronoun_for_another",
-        "They claim they are being driven away by the noises.",
-        "They claim customers are being driven away by the noises, which start at noon.",
-        "supported",
+        (
+            "They claim they are being driven away by the noises.",
+            "They claim customers are being driven away by the noises, which start at noon.",
+        ),
+        ("pronoun_for_another", False),
+        ("supported", True),
     ),
     (
         "changed_tense",
-        "Jean Bourdain is one of the founders.",
-        "Jean Bourdain was one of the founders of the town.",
-        "supported",
+        (
+            "Jean Bourdain is one of the founders.",
+            "Jean Bourdain was one of the founders of the town.",
+        ),
+        ("changed_tense", False),
+        ("supported", True),
     ),
     (
         "lost_subject",
-        "Visitors to the island will be hoping to stay away on Friday.",
-        "Visitors to the island will be hoping the clouds stay away on Friday.",
-        "supported",
+        (
+            "Visitors to the island will be hoping to stay away on Friday.",
+            "Visitors to the island will be hoping the clouds stay away on Friday.",
+        ),
+        ("lost_subject", False),
+        ("supported", True),
     ),
     (
         "object_as_subject",
-        "The EU will be forced to provide a criminal record.",
-        "Foreigners from outside the EU will be forced to provide a criminal record.",
-        "supported",
+        (
+            "The EU will be forced to provide a criminal record.",
+            "Foreigners from outside the EU will be forced to provide a criminal record.",
+        ),
+        ("object_as_subject", False),
+        ("supported", True),
     ),
     (
         "changed_agent",
-        "The video was captured by 1,500 frames per second.",
-        "Captured at 1,500 frames per second, the video shows a chameleon hunting.",
-        "supported",
+        (
+            "The video was captured by 1,500 frames per second.",
+            "Captured at 1,500 frames per second, the video shows a chameleon hunting.",
+        ),
+        ("changed_agent", False),
+        ("supported", True),
+    ),
+    (
+        "missing_words",
+        ("Acme makes robots.", "Does the text say that Acme was founded in Boston by John Smith?"),
+        ("missing_words", False),
+        ("answered", True),
+    ),
+    (
+        "missing_number",
+        ("Acme was founded in 2001.", "Does the text say that Acme was founded in 1995?"),
+        ("missing_number", False),
+        ("answered", True),
     ),
 ]
 
@@ -516,17 +572,29 @@ def _last_claim(claim: str, source: str, off: frozenset[str] = frozenset()) -> d
     return verdict
 
 
+def _verdict(rule: str, given: tuple[str, str], off: frozenset[str]) -> tuple[str, bool]:
+    """The verdict of the rule's kind of step on its input, with the rules ``off`` switched off."""
+    settings = SummarizationOfflineSettings(disabled_rules=off)
+    if rule_named(OFFLINE_RULES, rule).verdicts == "claim":
+        claim, source = given
+        decided = judge_source(source, claim, 0, settings=settings)["claims"][-1]
+        return decided["rule"], decided["supported"]
+    summary, question = given
+    (answered,) = judge_coverage(summary, [question], settings=settings)["verdicts"]
+    return answered["rule"], answered["answered"]
+
+
 @pytest.mark.parametrize(
-    ("rule", "claim", "source", "then"), RULE_CASES, ids=[c[0] for c in RULE_CASES]
+    ("rule", "given", "decided", "then"), RULE_CASES, ids=[case[0] for case in RULE_CASES]
 )
-def test_each_claim_rule_decides_its_case_and_switching_it_off_changes_the_verdict(
-    rule: str, claim: str, source: str, then: str
+def test_each_switchable_rule_decides_its_case_and_switching_it_off_changes_the_verdict(
+    rule: str, given: tuple[str, str], decided: tuple[str, bool], then: tuple[str, bool]
 ) -> None:
     outcome = {entry.name: entry.outcome for entry in OFFLINE_RULES}
-    verdict = _last_claim(claim, source)
-    assert (verdict["rule"], verdict["supported"]) == (rule, outcome[rule])
-    switched_off = _last_claim(claim, source, frozenset({rule}))
-    assert (switched_off["rule"], switched_off["supported"]) == (then, outcome[then])
+    assert decided == (rule, outcome[rule])
+    assert then[1] == outcome[then[0]]
+    assert _verdict(rule, given, frozenset()) == decided
+    assert _verdict(rule, given, frozenset({rule})) == then
 
 
 def test_the_default_claim_verdicts_name_their_rule_and_cannot_be_switched_off() -> None:
@@ -535,6 +603,10 @@ def test_the_default_claim_verdicts_name_their_rule_and_cannot_be_switched_off()
         == "supported"
     )
     assert _last_claim("Penguins swim quickly.", SOURCE)["rule"] == "no_evidence"
+    (answered,) = judge_coverage(
+        "Acme was founded in 1995.", ["Does the text say that Acme was founded in 1995?"]
+    )["verdicts"]
+    assert (answered["rule"], answered["answered"]) == ("answered", True)
     for name in ("supported", "no_evidence", "answered"):
         with pytest.raises(ConfigurationError, match=f"'{name}' is the verdict given"):
             judge_source(
@@ -564,42 +636,45 @@ def test_the_first_rule_in_table_order_names_a_verdict_that_several_contradict()
     )
 
 
-def test_every_rule_in_the_table_is_named_once_with_a_purpose() -> None:
-    names = [rule.name for rule in OFFLINE_RULES]
-    assert len(names) == len(set(names))
-    assert all(
-        rule.purpose.strip() and rule.verdicts in ("claim", "question") for rule in OFFLINE_RULES
-    )
-    # Every switchable claim rule has its hand-written case above.
-    switchable = {rule.name for rule in OFFLINE_RULES if rule.check and rule.verdicts == "claim"}
+def test_every_rule_in_the_tables_has_a_unique_name_a_kind_and_a_check_named_after_it() -> None:
+    kinds = set(get_args(RuleKind))
+    for table in (CLAIM_RULES, QUESTION_RULES, OFFLINE_RULES):
+        names = [rule.name for rule in table]
+        assert len(names) == len(set(names))
+        assert all(rule.kind in kinds and rule.purpose.strip() for rule in table)
+    assert OFFLINE_RULES == CLAIM_RULES + QUESTION_RULES
+    assert {rule.verdicts for rule in CLAIM_RULES} == {"claim"}
+    assert {rule.verdicts for rule in QUESTION_RULES} == {"question"}
+    for rule in OFFLINE_RULES:
+        given_without_check = rule.kind in ("default", "precondition")
+        assert (rule.check is None) is given_without_check, rule.name
+        if rule.check is not None:
+            assert rule.check.__name__ == f"_{rule.name}"
+    # One default verdict per step, and every switchable rule has its hand-written case above.
+    assert [rule.name for rule in rules_of_kind(OFFLINE_RULES, "default")] == [
+        "supported",
+        "answered",
+    ]
+    switchable = {rule.name for rule in OFFLINE_RULES if rule.check is not None}
+    assert len(switchable) == 14
     assert switchable == {case[0] for case in RULE_CASES}
 
 
-@pytest.mark.parametrize(
-    ("rule", "summary", "question"),
-    [
-        (
-            "answered",
-            "Acme was founded in 1995.",
-            "Does the text say that Acme was founded in 1995?",
-        ),
-        (
-            "missing_words",
-            "Acme makes robots.",
-            "Does the text say that Acme was founded in Boston by John Smith?",
-        ),
-    ],
-)
-def test_each_question_rule_decides_its_case_and_switching_it_off_changes_the_verdict(
-    rule: str, summary: str, question: str
+@pytest.mark.parametrize("table", [CLAIM_RULES, QUESTION_RULES], ids=["claim", "question"])
+@pytest.mark.parametrize("kind", get_args(RuleKind))
+def test_a_rule_added_at_the_front_changes_no_other_rule_selection(
+    table: tuple[OfflineRule[Any], ...], kind: RuleKind
 ) -> None:
-    (verdict,) = judge_coverage(summary, [question])["verdicts"]
-    assert verdict["rule"] == rule
-    assert verdict["answered"] is (rule == "answered")
-    if rule != "answered":
-        settings = SummarizationOfflineSettings(disabled_rules={rule})
-        (switched_off,) = judge_coverage(summary, [question], settings=settings)["verdicts"]
-        assert (switched_off["rule"], switched_off["answered"]) == ("answered", True)
+    added = OfflineRule("added", table[0].verdicts, False, "a new rule", len, kind)
+    grown = (added, *table)
+    for other in get_args(RuleKind):
+        expected = rules_of_kind(table, other)
+        assert rules_of_kind(grown, other) == ((added, *expected) if other == kind else expected)
+    for rule in table:
+        assert rule_named(grown, rule.name) is rule
+    assert rule_named(grown, "added") is added
+    with pytest.raises(KeyError, match="no offline rule named 'nothing'"):
+        rule_named(table, "nothing")
 
 
 # --- settings -------------------------------------------------------------------------------------

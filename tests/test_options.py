@@ -10,7 +10,7 @@ from conftest import PLANTED_API_KEY
 from loopback_server import LoopbackServer, reply
 
 import evaltoolkit as et
-from evaltoolkit._options import camel_case
+from evaltoolkit._internal.options import camel_case
 from evaltoolkit.errors import ConfigurationError
 from evaltoolkit.judge import JudgeConfig, judge_option_names
 from evaltoolkit.meta import meta_evaluate

@@ -135,7 +135,7 @@ def test_the_page_shows_the_runs_metadata_summary_and_prompts(run: EvalResult, p
     summary = re.search(r"<table class='evaltoolkit-table scorer-summary'.*?</table>", page, re.S)
     assert summary is not None
     mean = run.scores["summarization"].mean
-    assert f"<td style='{et._html.CELL_STYLE}'>{mean:.3f}</td>" in summary.group(0)
+    assert f"<td style='{et._internal.html.CELL_STYLE}'>{mean:.3f}</td>" in summary.group(0)
     # Prompts used: one collapsed block per judge step, as sent for the first scored item.
     for step in ("source_judgement", "coverage", "reason"):
         assert f"summarization · {step} (as sent for item harbour-bridge-0)" in page

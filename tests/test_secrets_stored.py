@@ -18,7 +18,7 @@ from judge_script import script_steps
 from loopback_server import LoopbackServer, invalid_json
 
 import evaltoolkit as et
-from evaltoolkit._secrets import is_secret_variable, mask_secrets
+from evaltoolkit._internal.secrets import is_secret_variable, mask_secrets
 from evaltoolkit.judge._litellm_runtime import LITELLM_LOGGER_NAMES
 from evaltoolkit.report import write_report
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import evaltoolkit as et
-from evaltoolkit._files import atomic_write, check_writable, not_a_regular_file
+from evaltoolkit._internal.files import atomic_write, check_writable, not_a_regular_file
 from evaltoolkit.cli import main
 from evaltoolkit.errors import ConfigurationError
 

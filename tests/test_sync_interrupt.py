@@ -22,7 +22,7 @@ BOUND_S = 5.0
 
 PRELUDE = """
 import asyncio, os, signal, sys, threading, time
-from evaltoolkit._sync import run_sync
+from evaltoolkit._internal.sync import run_sync
 
 def interrupt_after(seconds):
     def send():

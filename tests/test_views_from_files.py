@@ -202,7 +202,7 @@ def _judged_source_run() -> EvalResult:
 
 
 def _block(markup: str, label: str) -> str:
-    """The text of the labelled text block (see evaltoolkit._html.text_block)."""
+    """The text of the labelled text block (see evaltoolkit._internal.html.text_block)."""
     found = re.search(
         rf"<div style='font-weight:600'>{re.escape(label)}</div><div[^>]*>(.*?)</div>",
         markup,

@@ -21,7 +21,7 @@ from markupsafe import escape
 
 import evaltoolkit as et
 from evaltoolkit import ConfigurationError, EvalResult
-from evaltoolkit._html import CELL_STYLE as CELL
+from evaltoolkit._internal.html import CELL_STYLE as CELL
 from evaltoolkit.widgets import AxisExplorer, PromptTuner, ResultBrowser
 
 SCRIPT = "<script>alert(1)</script>"

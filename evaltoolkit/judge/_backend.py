@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Protocol, runtime_checkable
 
-from .._options import resolve_names
+from .._internal.options import resolve_names
 from ..errors import ConfigurationError, JudgeReplyError
 from ..records import Usage
 from ._cache import JudgeCache

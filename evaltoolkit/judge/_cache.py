@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
-from .._secrets import secret_masker
+from .._internal.secrets import secret_masker
 from ..errors import ConfigurationError
 from ..records import Usage
 

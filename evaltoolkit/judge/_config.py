@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
-from .._options import resolve_names
+from .._internal.options import resolve_names
 from ..errors import ConfigurationError
 from ._secrets import register_secrets
 

@@ -2,7 +2,7 @@
 
 A provider may quote the credential it was sent in an error body (some do with HTTP 401), or
 in a reply, so every text the judge passes on is masked first, by the toolkit's one masking
-function (:mod:`evaltoolkit._secrets`): the keys given to a judge, the values of
+function (:mod:`evaltoolkit._internal.secrets`): the keys given to a judge, the values of
 secret-named options, the values of secret-named environment variables, and anything shaped
 like an ``sk-`` key. This module applies it to exceptions (their messages and raw replies)
 and to the records of litellm's loggers and the judge's own.
@@ -15,7 +15,7 @@ import logging
 from collections.abc import Iterable
 from typing import Final
 
-from .._secrets import is_secret_name, redact, register_secrets
+from .._internal.secrets import is_secret_name, redact, register_secrets
 
 __all__ = [
     "install_log_filter",

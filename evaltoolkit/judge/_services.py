@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Protocol, TypeVar
 
-from .._secrets import secret_masker
+from .._internal.secrets import secret_masker
 from ..errors import JudgeCallError, JudgeError
 from ..records import ModelCall, Usage
 from ._adaptive import Slot, adaptive_slot

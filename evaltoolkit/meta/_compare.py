@@ -15,10 +15,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .._datasets import as_table
-from .._sync import run_sync
+from .._internal.sync import run_sync
 from ..errors import ConfigurationError
 from ..records import EvalResult
+from ..records.items import as_table
 from ..scorers import Scorer, ScorerSpec, scorer_ids, scorer_spec, scorer_spec_of
 from ._agreement import agreement
 from ._evaluate import SYSTEM_COLUMN, MetaEvaluation, Task, ameta_evaluate

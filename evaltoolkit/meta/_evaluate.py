@@ -14,10 +14,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .._datasets import as_table
-from .._sync import run_sync
+from .._internal.sync import run_sync
 from ..errors import ConfigurationError
 from ..records import RESULT_COLUMNS, EvalResult, ScoreResult
+from ..records.items import as_table
 from ..runner import arun_evals
 from ..scorers import ANSWER_THRESHOLD, Scorer, ScorerSpec, scorer_spec
 from ._agreement import agreement

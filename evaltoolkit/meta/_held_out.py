@@ -14,8 +14,8 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._datasets import load_items
 from ..errors import ConfigurationError
+from ..records.items import load_items
 from ._agreement import _ResampleStatistics
 from ._resample import percentile_interval, resample_counts
 

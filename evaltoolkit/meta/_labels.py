@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._files import missing_file_message
-from .._reading import encoding_problem
+from .._internal.files import missing_file_message
+from .._internal.reading import encoding_problem
 from ..errors import ConfigurationError, DataLoadError
 from ..records import encodable_text
 from ._resample import FEW_UNITS

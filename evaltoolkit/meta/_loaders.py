@@ -13,8 +13,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._datasets import read_table
 from ..errors import ConfigurationError, DataLoadError, EvalToolkitError
+from ..records.items import read_table
 
 if TYPE_CHECKING:
     import pandas as pd

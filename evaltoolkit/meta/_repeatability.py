@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .._sync import run_sync
+from .._internal.sync import run_sync
 from ..judge import OFFLINE_MODEL, scoring_repeat
 from ..records import EvalResult
 from ..runner import arun_evals

@@ -32,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._files import atomic_write
+from .._internal.files import atomic_write
 from ..errors import ConfigurationError, DataLoadError
 from ..records import EvalResult, as_eval_result
 from ._data import Run, build_data

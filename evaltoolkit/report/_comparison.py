@@ -6,7 +6,7 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._html import Markup, join, table
+from .._internal.html import Markup, join, table
 from ..errors import ConfigurationError
 from ._data import Run
 from ._figures import figure_block

@@ -6,7 +6,7 @@ import io
 import re
 from typing import Any
 
-from .._html import Markup
+from .._internal.html import Markup
 
 __all__ = ["figure_block", "svg_markup"]
 

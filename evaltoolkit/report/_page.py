@@ -1,4 +1,4 @@
-"""The report page: escaped sections built on evaltoolkit._html, inline figures, data, script."""
+"""The report page: escaped sections built on evaltoolkit._internal.html, figures, data, script."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import statistics
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._html import Markup, details_block, join, key_value_table, table
-from .._secrets import secret_masker
+from .._internal.html import Markup, details_block, join, key_value_table, table
+from .._internal.secrets import secret_masker
 from .._version import __version__
 from ..records import EvalResult, ScoreResult, sum_cost, sum_usage
 from ._assets import SCRIPT, STYLE

@@ -11,8 +11,8 @@ import traceback
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .._options import camel_case, resolve_names, unknown_option_error
-from .._sync import run_sync
+from .._internal.options import camel_case, resolve_names, unknown_option_error
+from .._internal.sync import run_sync
 from ..errors import ConfigurationError, EvalToolkitError, InputError, JudgeError
 from ..judge import (
     EXTRA_HINT,

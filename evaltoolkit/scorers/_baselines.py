@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from ..errors import InputError
-from ..messages import input_text, output_text
+from ..records.messages import input_text, output_text
 from ._base import Scorer, StepTrace, check_scale, merge_options
 from ._offline._text import STOPWORDS
 from ._steps import Sample, Score

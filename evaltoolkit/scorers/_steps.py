@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from ..errors import ConfigurationError
-from ..messages import input_text, output_text
+from ..records.messages import input_text, output_text
 from ._prompts import PromptTemplate, placeholders_of
 
 __all__ = [

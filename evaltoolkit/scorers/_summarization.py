@@ -30,7 +30,7 @@ from typing import Any, Literal
 
 from ..errors import ConfigurationError, InputError
 from ..judge import Judge, JudgeBackend, JudgeConfig
-from ..messages import input_text
+from ..records.messages import input_text
 from ._base import check_scale, judge_for, merge_options
 from ._judged import JudgedScorer, align_entries, verdict_lines
 from ._offline import (

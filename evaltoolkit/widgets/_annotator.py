@@ -8,12 +8,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from .._datasets import load_items
-from .._html import Markup, format_score, heading, join, note, side_by_side, text_block
+from .._internal.html import Markup, format_score, heading, join, note, side_by_side, text_block
 from ..errors import ConfigurationError, InputError
-from ..messages import input_text, output_text
 from ..meta import LabelScale, append_label_record, read_labels, text_hash
 from ..records import EvalResult
+from ..records.items import load_items
+from ..records.messages import input_text, output_text
 from ..scorers import MetaLayout, find_scorer_spec, scorer_ids
 from ._base import View, ipywidgets
 

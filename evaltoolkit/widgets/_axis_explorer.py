@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from .._html import esc, format_score, note
+from .._internal.html import esc, format_score, note
 from ..errors import ConfigurationError
 from ..plots import AxisPoint, draw_axis_scatter
 from ..records import EvalResult

@@ -6,7 +6,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .._html import (
+from .._internal.html import (
     Markup,
     badge,
     details_block,

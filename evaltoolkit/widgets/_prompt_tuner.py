@@ -11,9 +11,8 @@ import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._datasets import DataItem, load_items
-from .._html import Markup, esc, format_score, join, note, table
-from .._sync import run_sync
+from .._internal.html import Markup, esc, format_score, join, note, table
+from .._internal.sync import run_sync
 from ..errors import ConfigurationError
 from ..meta import (
     LEVELS,
@@ -27,6 +26,7 @@ from ..meta import (
     tune_test_split,
 )
 from ..records import EvalResult, ItemResult
+from ..records.items import DataItem, load_items
 from ..runner import arun_evals
 from ..scorers import JudgedScorer, Scorer, create_scorer, find_scorer_spec
 from ._base import View, ipywidgets

@@ -8,7 +8,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .._html import (
+from .._internal.html import (
     Markup,
     details_block,
     format_score,

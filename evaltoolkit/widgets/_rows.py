@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
-from ..messages import input_text, output_text
 from ..records import EvalResult, ItemResult, ScoreResult, as_eval_result
+from ..records.messages import input_text, output_text
 
 if TYPE_CHECKING:
     import pandas as pd

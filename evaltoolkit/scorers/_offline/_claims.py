@@ -20,9 +20,10 @@ A claim is supported (rule ``supported``) when nothing below contradicts it and 
 states at least ``settings.claim_support`` of its weight, or (``paraphrase``) it keeps every
 name, number and noun of the evidence and changes at most one verb or adverb for a new word
 ("started" for "founded"; a word of the evidence used twice is no change); else it is
-unsupported by ``low_support``. The contradictions are the other rules of :data:`CLAIM_RULES`,
-checked in its order, each quoted in the reason; the first that finds one names the verdict
-(each check's docstring gives its cases):
+unsupported by ``low_support``. The contradictions are the rules of :data:`CLAIM_RULES` of kind
+``contradiction`` (each check a function named after its rule), checked in the table's order,
+each quoted in the reason; the first that finds one names the verdict (each check's docstring
+gives its cases):
 
 - ``changed_number``: a number the evidence gives for something else ("12,000 people" where
   it says "12,000 robots"; an age set off by commas counts for the word before it). A number,
@@ -57,6 +58,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import islice, pairwise
 from typing import Any, NamedTuple
@@ -73,7 +75,13 @@ from ._document import (
     words_apart,
 )
 from ._facts import REPORTING_VERBS
-from ._settings import OfflineRule, SummarizationOfflineSettings
+from ._settings import (
+    OfflineRule,
+    RuleKind,
+    SummarizationOfflineSettings,
+    rule_named,
+    rules_of_kind,
+)
 from ._text import (
     AUXILIARIES,
     MONTH_NAMES,
@@ -379,7 +387,7 @@ def _restating_clauses(
     return found
 
 
-def _negation_flip(case: _Case) -> str | None:
+def _flipped_negation(case: _Case) -> str | None:
     """Describe a negation that the claim and the source clause it restates disagree on."""
     claim, evidence, document = case.claim, case.evidence, case.document
     negated = is_negated(claim)
@@ -847,7 +855,7 @@ def _sentences_with_both(first: str, second: str, document: SourceDocument) -> l
     return list(islice(both, SENTENCES_PER_CHECK))
 
 
-def _comparison_problem(case: _Case) -> str | None:
+def _added_comparison(case: _Case) -> str | None:
     """A comparison the claim makes ("larger than") that the evidence does not."""
     claim, evidence = case.claim, case.evidence
     tokens = claim.tokens
@@ -897,7 +905,7 @@ def _appositive_head(unit: TextUnit, index: int) -> str | None:
     return head.stem
 
 
-def _swapped_numbers(case: _Case) -> list[str]:
+def _changed_number(case: _Case) -> list[str]:
     """Numbers the source gives for something else: "12,000 people" for "4,000 people"."""
     claim, evidence = case.claim, case.evidence.unit
     problems: list[str] = []
@@ -934,36 +942,113 @@ def _low_support(case: _Case) -> str | None:
     )
 
 
-def _is_paraphrase(case: _Case) -> bool:
-    return case.evidence.paraphrase
+def _paraphrase(case: _Case) -> str | None:
+    if not case.evidence.paraphrase:
+        return None
+    return "keeps every name, number and noun of its evidence and changes one verb"
 
 
-def _rule(name: str, purpose: str, check: Any, outcome: bool = False) -> OfflineRule:
-    return OfflineRule(name, "claim", outcome, purpose, check)
+#: A claim check: what it finds in a claim case (one finding, several, or None for nothing).
+ClaimCheck = Callable[[_Case], str | list[str] | None]
 
 
-#: The named rules of a claim verdict. The contradictions are checked in this order, and the
-#: first that finds one names the verdict (the reason lists all it found); with none, the
-#: claim is ``supported`` when its evidence states ``claim_support`` of it, or is a
-#: ``paraphrase``, else unsupported by ``low_support``.
-CLAIM_RULES: tuple[OfflineRule, ...] = (
-    _rule("supported", "evidence states claim_support of it, nothing contradicts it", None, True),
-    _rule("paraphrase", "keeps every name, number, noun; changes one verb", _is_paraphrase, True),
-    _rule("low_support", "its evidence states less than claim_support of it", _low_support),
-    _rule("no_evidence", "no source sentence shares a content word with it", None),
-    _rule("changed_number", "a number the evidence gives for something else", _swapped_numbers),
-    _rule("added_comparison", "a comparison the evidence does not make", _comparison_problem),
-    _rule("flipped_negation", "a negation the source's restating clause lacks", _negation_flip),
-    _rule("joined_apart", "two words side by side a source sentence keeps apart", _joined_apart),
-    _rule("swapped_roles", "the doer and undergoer of a verb swapped", _swapped_roles),
-    _rule("pronoun_for_another", "a pronoun for a subject the source names", _pronoun_for_another),
-    _rule("changed_tense", "a form of be in the source's other tense", _changed_tense),
-    _rule("lost_subject", "an infinitive for a verb with its own subject", _lost_subject),
-    _rule("object_as_subject", "a subject the source has after a preposition", _object_as_subject),
-    _rule("changed_agent", "by for another preposition, or the reverse", _changed_agent),
+def _findings(found: str | list[str] | None) -> list[str]:
+    return [found] if isinstance(found, str) else found or []
+
+
+def _rule(
+    name: str, kind: RuleKind, purpose: str, check: ClaimCheck | None, outcome: bool = False
+) -> OfflineRule[ClaimCheck]:
+    return OfflineRule(name, "claim", outcome, purpose, check, kind)
+
+
+#: The named rules of a claim verdict, each with its kind. With no source sentence to compare
+#: with, a claim is unsupported by ``no_evidence``. Else the ``contradiction`` rules are checked
+#: in this order, and the first that finds one names the verdict (the reason lists all it
+#: found); with none, the claim is ``supported`` when its evidence states ``claim_support`` of
+#: it, else the ``weak_support`` rules decide in this order: ``paraphrase`` (supported) or
+#: ``low_support`` (unsupported).
+CLAIM_RULES: tuple[OfflineRule[ClaimCheck], ...] = (
+    _rule(
+        "supported",
+        "default",
+        "evidence states claim_support of it, nothing contradicts it",
+        None,
+        True,
+    ),
+    _rule(
+        "paraphrase",
+        "weak_support",
+        "keeps every name, number, noun; changes one verb",
+        _paraphrase,
+        True,
+    ),
+    _rule(
+        "low_support",
+        "weak_support",
+        "its evidence states less than claim_support of it",
+        _low_support,
+    ),
+    _rule("no_evidence", "precondition", "no source sentence shares a content word with it", None),
+    _rule(
+        "changed_number",
+        "contradiction",
+        "a number the evidence gives for something else",
+        _changed_number,
+    ),
+    _rule(
+        "added_comparison",
+        "contradiction",
+        "a comparison the evidence does not make",
+        _added_comparison,
+    ),
+    _rule(
+        "flipped_negation",
+        "contradiction",
+        "a negation the source's restating clause lacks",
+        _flipped_negation,
+    ),
+    _rule(
+        "joined_apart",
+        "contradiction",
+        "two words side by side a source sentence keeps apart",
+        _joined_apart,
+    ),
+    _rule(
+        "swapped_roles", "contradiction", "the doer and undergoer of a verb swapped", _swapped_roles
+    ),
+    _rule(
+        "pronoun_for_another",
+        "contradiction",
+        "a pronoun for a subject the source names",
+        _pronoun_for_another,
+    ),
+    _rule(
+        "changed_tense", "contradiction", "a form of be in the source's other tense", _changed_tense
+    ),
+    _rule(
+        "lost_subject",
+        "contradiction",
+        "an infinitive for a verb with its own subject",
+        _lost_subject,
+    ),
+    _rule(
+        "object_as_subject",
+        "contradiction",
+        "a subject the source has after a preposition",
+        _object_as_subject,
+    ),
+    _rule(
+        "changed_agent",
+        "contradiction",
+        "by for another preposition, or the reverse",
+        _changed_agent,
+    ),
 )
-_PARAPHRASE, _LOW_SUPPORT = CLAIM_RULES[1:3]
-_CONTRADICTIONS = CLAIM_RULES[4:]
+_SUPPORTED = rule_named(CLAIM_RULES, "supported").name
+_NO_EVIDENCE = rule_named(CLAIM_RULES, "no_evidence").name
+_CONTRADICTIONS = rules_of_kind(CLAIM_RULES, "contradiction")
+_WEAK_SUPPORT = rules_of_kind(CLAIM_RULES, "weak_support")
 
 
 def judge_claim(
@@ -997,26 +1082,29 @@ def judge_claim(
     evidence = _best_evidence(claim, document)
     if evidence is None:
         reason = "Unsupported: the source has nothing to compare it with."
-        return {"claim": claim_text, "supported": False, "reason": reason, "rule": "no_evidence"}
+        return {"claim": claim_text, "supported": False, "reason": reason, "rule": _NO_EVIDENCE}
     case = _Case(claim, evidence, document, settings)
     off = settings.disabled_rules
     problems: list[str] = []
     fired: list[str] = []
     for rule in _CONTRADICTIONS:
-        if rule.name in off:
+        if rule.name in off or rule.check is None:
             continue
-        found = rule.check(case)
-        found = [found] if isinstance(found, str) else found or []
+        found = _findings(rule.check(case))
         if found:
             problems.extend(found)
             fired.append(rule.name)
-    rule_name = fired[0] if fired else "supported"
+    rule_name = fired[0] if fired else _SUPPORTED
     if not problems and evidence.support < settings.claim_support:
-        if _PARAPHRASE.name not in off and _PARAPHRASE.check(case):
-            rule_name = _PARAPHRASE.name
-        elif _LOW_SUPPORT.name not in off:
-            problems.append(_LOW_SUPPORT.check(case))
-            rule_name = _LOW_SUPPORT.name
+        for rule in _WEAK_SUPPORT:
+            if rule.name in off or rule.check is None:
+                continue
+            found = _findings(rule.check(case))
+            if found:
+                if not rule.outcome:
+                    problems.extend(found)
+                rule_name = rule.name
+                break
     quote = f'"{excerpt(evidence.unit.text)}"'
     if problems:
         reason = "Unsupported: " + "; ".join(problems) + f". Closest source text: {quote}."

@@ -29,13 +29,14 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 from ._document import TextUnit, analyse_source, detokenize, excerpt
 from ._facts import Fact, sentence_facts
-from ._settings import OfflineRule, SummarizationOfflineSettings
+from ._settings import OfflineRule, SummarizationOfflineSettings, rule_named, rules_of_kind
 from ._text import Token, clean_clause, split_sentences, tokenize, word_set
 
 # Facts asked about carry at least this many content words.
@@ -247,27 +248,47 @@ def _quote(tokens: list[Token]) -> str:
     return ", ".join(dict.fromkeys(token.surface for token in tokens))
 
 
-def _too_few_words(fact: TextUnit, best: TextUnit | None, share: float, needed: float) -> bool:
+#: A question check: whether the fact is missing from the summary, given the fact, the summary
+#: sentence holding most of it (None: none holds any), the share it holds and the share needed.
+QuestionCheck = Callable[[TextUnit, TextUnit | None, float, float], bool]
+
+
+def _missing_words(fact: TextUnit, best: TextUnit | None, share: float, needed: float) -> bool:
     return best is None or share < needed - 1e-9
 
 
-def _missing_values(fact: TextUnit, best: TextUnit | None, share: float, needed: float) -> bool:
+def _missing_number(fact: TextUnit, best: TextUnit | None, share: float, needed: float) -> bool:
     return best is not None and bool(fact.values - best.values)
 
 
 #: The named rules of a question verdict: a question is ``answered`` when one summary
 #: sentence holds ``answer_share`` of its fact's content words and every number and date of
-#: it, unless a check below finds otherwise (the first that does names the verdict): no
+#: it (the ``default`` rule), unless a ``missing`` check finds otherwise (the first in table
+#: order that does names the verdict): no
 #: sentence holds ``answer_share`` (``missing_words``), or the sentence holding the most
 #: lacks a number or date (``missing_number``: "founded in 2001" does not answer "founded in
 #: 1995").
-QUESTION_RULES: tuple[OfflineRule, ...] = (
-    OfflineRule("answered", "question", True, "one sentence states the fact", None),
-    OfflineRule("missing_words", "question", False, "no place states answer_share", _too_few_words),
+QUESTION_RULES: tuple[OfflineRule[QuestionCheck], ...] = (
+    OfflineRule("answered", "question", True, "one sentence states the fact", None, "default"),
     OfflineRule(
-        "missing_number", "question", False, "a number or date is missing", _missing_values
+        "missing_words",
+        "question",
+        False,
+        "no place states answer_share",
+        _missing_words,
+        "missing",
+    ),
+    OfflineRule(
+        "missing_number",
+        "question",
+        False,
+        "a number or date is missing",
+        _missing_number,
+        "missing",
     ),
 )
+_ANSWERED = rule_named(QUESTION_RULES, "answered").name
+_MISSING = rules_of_kind(QUESTION_RULES, "missing")
 
 
 def answer_question(
@@ -305,13 +326,15 @@ def answer_question(
     rule = next(
         (
             rule.name
-            for rule in QUESTION_RULES[1:]
-            if rule.name not in disabled_rules and rule.check(fact, best, best_share, answer_share)
+            for rule in _MISSING
+            if rule.name not in disabled_rules
+            and rule.check is not None
+            and rule.check(fact, best, best_share, answer_share)
         ),
-        "answered",
+        _ANSWERED,
     )
     quote = f'"{excerpt(best.text)}"' if best is not None else "nothing"
-    if rule == "answered":
+    if rule == _ANSWERED:
         reason = f"The summary states it ({best_share:.0%} of the fact): {quote}."
         return {"question": question, "answered": True, "reason": reason, "rule": rule}
     found = best.stems if best is not None else frozenset()

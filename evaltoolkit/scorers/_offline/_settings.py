@@ -8,7 +8,9 @@ and a description; ``specs()`` lists them (for sliders or a table).
 
 The rules are named (:class:`OfflineRule`; the tables are ``CLAIM_RULES`` in ``_claims`` and
 ``QUESTION_RULES`` in ``_questions``): each verdict names the rule that decided it, and
-``disabled_rules`` switches rules off by name, to measure what each one contributes.
+``disabled_rules`` switches rules off by name, to measure what each one contributes. The judges
+pick their rules from a table by name and kind (:func:`rule_named`, :func:`rules_of_kind`),
+never by position, so a new row changes only what its own name and kind say.
 
 How the defaults were chosen: by a grid search over the ranges below on all the human-labelled
 dev sets together (SummEval, REALSumm, Rank19, Newsroom), maximising the judge's mean
@@ -20,37 +22,107 @@ from __future__ import annotations
 
 import difflib
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
-from typing import Any, Literal, NamedTuple, Self, cast
+from typing import Any, Generic, Literal, NamedTuple, Self, TypeVar, cast
 
 from ...errors import ConfigurationError
 
 __all__ = [
     "AnswerSimilarityOfflineSettings",
     "OfflineRule",
+    "RuleKind",
     "SettingSpec",
     "SummarizationOfflineSettings",
+    "rule_named",
+    "rules_of_kind",
 ]
 
+#: What part a rule plays in its verdict. ``default``: the verdict given when no check
+#: decides (no check; cannot be switched off). ``precondition``: the verdict given before any
+#: check runs, when there is nothing to check against (no check; cannot be switched off).
+#: ``contradiction``: a claim check; all run, in table order, and the first that finds a
+#: problem names the verdict. ``weak_support``: a claim check consulted, in table order, only
+#: when nothing contradicts a claim and its evidence states less than ``claim_support`` of it.
+#: ``missing``: a question check; the first, in table order, that finds the fact missing
+#: names the verdict.
+RuleKind = Literal["default", "precondition", "contradiction", "weak_support", "missing"]
 
-class OfflineRule(NamedTuple):
+CheckT = TypeVar("CheckT", bound=Callable[..., object], covariant=True)
+
+
+class OfflineRule(NamedTuple, Generic[CheckT]):
     """One named rule of the offline summarization judge, as its verdicts name it.
+
+    Generic in the type of its check: the claim and question tables each type theirs.
 
     Attributes:
         name: The name a verdict's ``rule`` field gives.
         verdicts: Which verdicts it decides: ``"claim"`` (step 1) or ``"question"`` (step 2).
         outcome: The verdict it gives: True (supported, answered) or False.
         purpose: What it checks, in one line.
-        check: The function that applies it; None for the verdict given when no check
-            decides, which cannot be switched off.
+        check: The function that applies it, named after the rule; None for a verdict given
+            without a check (kinds ``default`` and ``precondition``), which cannot be
+            switched off.
+        kind: The part it plays in its verdict (see :data:`RuleKind`); the judges select
+            rules by kind and name, never by position.
     """
 
     name: str
     verdicts: Literal["claim", "question"]
     outcome: bool
     purpose: str
-    check: Any
+    check: CheckT | None
+    kind: RuleKind
+
+
+#: A rule of any table (claim or question checks), for the selection helpers below.
+RuleT = TypeVar("RuleT", bound="OfflineRule[Callable[..., object]]")
+
+
+def rule_named(rules: Sequence[RuleT], name: str) -> RuleT:
+    """The rule of a table with this name.
+
+    Args:
+        rules: A rule table.
+        name: The rule's name.
+
+    Returns:
+        The rule.
+
+    Raises:
+        KeyError: No rule of the table has this name.
+
+    Example:
+        >>> table = (OfflineRule("kept", "claim", True, "keeps it", None, "default"),)
+        >>> rule_named(table, "kept").outcome
+        True
+    """
+    for rule in rules:
+        if rule.name == name:
+            return rule
+    raise KeyError(f"no offline rule named {name!r} among {[rule.name for rule in rules]}")
+
+
+def rules_of_kind(rules: Sequence[RuleT], kind: RuleKind) -> tuple[RuleT, ...]:
+    """The rules of a table of one kind, in table order.
+
+    Args:
+        rules: A rule table.
+        kind: The kind wanted.
+
+    Returns:
+        Its rules of that kind (none when it has none).
+
+    Example:
+        >>> table = (
+        ...     OfflineRule("kept", "claim", True, "keeps it", None, "default"),
+        ...     OfflineRule("gone", "claim", False, "drops it", len, "contradiction"),
+        ... )
+        >>> [rule.name for rule in rules_of_kind(table, "contradiction")]
+        ['gone']
+    """
+    return tuple(rule for rule in rules if rule.kind == kind)
 
 
 class SettingSpec(NamedTuple):

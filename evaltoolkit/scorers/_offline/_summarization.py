@@ -24,14 +24,16 @@ import difflib
 from typing import Any
 
 from ...errors import ConfigurationError, InputError
-from ._claims import CLAIM_RULES, judge_claim, split_claims
-from ._questions import QUESTION_RULES, answer_questions, draw_questions
+from ._claims import CLAIM_RULES, ClaimCheck, judge_claim, split_claims
+from ._questions import QUESTION_RULES, QuestionCheck, answer_questions, draw_questions
 from ._settings import OfflineRule, SummarizationOfflineSettings
 
 #: Every named rule of the offline summarization judge: the claim rules, then the question
-#: rules (each with its name, the verdicts it decides, the verdict it gives, its purpose and
-#: its check).
-OFFLINE_RULES: tuple[OfflineRule, ...] = CLAIM_RULES + QUESTION_RULES
+#: rules (each with its name, the verdicts it decides, the verdict it gives, its purpose, its
+#: check and its kind).
+OFFLINE_RULES: tuple[OfflineRule[ClaimCheck] | OfflineRule[QuestionCheck], ...] = (
+    CLAIM_RULES + QUESTION_RULES
+)
 
 # About 2 MB of text, some 350,000 words: ten seconds and a few hundred MB to judge.
 MAX_SOURCE_CHARS = 2_000_000

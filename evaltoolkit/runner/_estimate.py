@@ -17,9 +17,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ._datasets import DataItem
-from .errors import ConfigurationError
-from .judge import (
+from ..errors import ConfigurationError
+from ..judge import (
     Judge,
     completion_budget,
     count_message_tokens,
@@ -28,8 +27,9 @@ from .judge import (
     require_price,
     tokenizer_note,
 )
-from .judge import cached_reply_value as _cached_reply_value
-from .scorers import JudgedScorer, PlannedCall, Sample, Scorer
+from ..judge import cached_reply_value as _cached_reply_value
+from ..records.items import DataItem
+from ..scorers import JudgedScorer, PlannedCall, Sample, Scorer
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .errors import ConfigurationError
+from ..errors import ConfigurationError
 
 __all__ = ["camel_case", "closest", "resolve_names", "unknown_option_error"]
 

@@ -1,6 +1,6 @@
 """The loop that scores data items, shared by a run in one process and by Dask workers.
 
-:mod:`evaltoolkit.runner` runs it in this process; :mod:`evaltoolkit._distributed` runs it in
+:mod:`evaltoolkit.runner` runs it in this process; :mod:`evaltoolkit.runner._distributed` runs it in
 each task on a worker. Both import it from here, so neither reaches into the other.
 """
 
@@ -15,12 +15,12 @@ import warnings
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ._datasets import GROUND_TRUTH_ALIASES, DataItem, check_unique_columns, load_items
+from ..errors import ConfigurationError
+from ..judge import shared_call_limit
+from ..records import EvalResult, ItemResult, ScoreResult, StepError, new_run_id
+from ..records.items import GROUND_TRUTH_ALIASES, DataItem, check_unique_columns, load_items
+from ..scorers import Scorer
 from ._estimate import Budget
-from .errors import ConfigurationError
-from .judge import shared_call_limit
-from .records import EvalResult, ItemResult, ScoreResult, StepError, new_run_id
-from .scorers import Scorer
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -2,7 +2,7 @@
 
 Both send the scorers to the workers once per run (pickled with cloudpickle, so scorers built
 from lambdas travel too) and score each partition there with the code that scores a pandas
-frame in one process (:func:`evaltoolkit._item_loop.ascore_rows` and ``score_items``). A judge
+frame in one process (``_item_loop.ascore_rows`` and ``score_items``). A judge
 holds no live connection when pickled: each worker process reopens its judges once per run,
 with their caches opened as that worker's shard of the shared cache (see
 :mod:`evaltoolkit.judge._shards`): no two hosts ever write one sqlite file, a partition
@@ -36,7 +36,12 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from ._datasets import DataItem, load_items
+from .._internal.sync import run_sync
+from ..errors import ConfigurationError, EvalToolkitError, MissingDependencyError
+from ..judge import cache_shard
+from ..records import EvalResult, ItemResult, ScoreResult, StepError, new_run_id
+from ..records.items import DataItem, load_items
+from ..scorers import Scorer
 from ._item_loop import (
     ItemCallback,
     Target,
@@ -49,11 +54,6 @@ from ._item_loop import (
     score_columns,
     score_items,
 )
-from ._sync import run_sync
-from .errors import ConfigurationError, EvalToolkitError, MissingDependencyError
-from .judge import cache_shard
-from .records import EvalResult, ItemResult, ScoreResult, StepError, new_run_id
-from .scorers import Scorer
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -19,7 +19,7 @@ import stat
 from collections.abc import Callable
 from pathlib import Path
 
-from .errors import ConfigurationError
+from ..errors import ConfigurationError
 
 __all__ = [
     "atomic_write",

@@ -11,7 +11,10 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any, overload
 
-from ._datasets import load_items
+from .._internal.sync import run_sync
+from ..errors import ConfigurationError
+from ..records import EvalResult
+from ..records.items import load_items
 from ._estimate import CostEstimate, estimate_items
 from ._item_loop import (
     ItemCallback,
@@ -23,9 +26,6 @@ from ._item_loop import (
     named_scorers,
     run_items,
 )
-from ._sync import run_sync
-from .errors import ConfigurationError
-from .records import EvalResult
 
 if TYPE_CHECKING:
     import pandas as pd

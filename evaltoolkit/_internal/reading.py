@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from .errors import DataLoadError
+from ..errors import DataLoadError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -141,7 +141,7 @@ def loads_json(text: str | bytes) -> Any:
         >>> loads_json('{"a": 1, "a": 2}')
         Traceback (most recent call last):
         ...
-        evaltoolkit._reading.RepeatedKeyError: the key 'a' appears twice in one object; \
+        evaltoolkit._internal.reading.RepeatedKeyError: the key 'a' appears twice in one object; \
 keep one of them, so that it is clear which value to use
     """
     return json.loads(text, object_pairs_hook=_unique_object)

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._files import missing_file_message
-from ._reading import (
+from .._internal.files import missing_file_message
+from .._internal.reading import (
     RepeatedKeyError,
     check_encoding,
     decode_utf8,
@@ -27,8 +27,9 @@ from ._reading import (
     read_parquet,
     repeated_names,
 )
-from .errors import ConfigurationError, DataLoadError, InputError
-from .records import RESULT_COLUMNS, encodable_text
+from ..errors import ConfigurationError, DataLoadError, InputError
+from ._columns import RESULT_COLUMNS
+from ._export import encodable_text
 
 if TYPE_CHECKING:
     import pandas as pd
