@@ -16,6 +16,7 @@ from .._internal.files import check_writable, same_file
 from ..errors import ConfigurationError
 from ..judge import STRUCTURED_OUTPUT_MODES
 from ..records import EvalResult, ItemResult
+from ..runner import DEFAULT_CONCURRENCY
 
 if TYPE_CHECKING:
     pass
@@ -186,7 +187,13 @@ def _add_judge_arguments(parser: argparse.ArgumentParser) -> None:
         help="judge cache directory (default: $EVALTOOLKIT_CACHE_DIR, else ~/.cache/evaltoolkit)",
     )
     judge.add_argument("--no-cache", action="store_true", help="do not use the judge cache")
-    judge.add_argument("--concurrency", type=int, default=8, help="items and calls in flight")
+    judge.add_argument(
+        "--concurrency",
+        type=int,
+        default=DEFAULT_CONCURRENCY,
+        help=f"items and calls in flight (default {DEFAULT_CONCURRENCY}; the calls to a server "
+        "that sustains fewer adapt down)",
+    )
     judge.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
 
