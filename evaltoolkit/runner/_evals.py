@@ -189,7 +189,9 @@ def run_evals(
             worker thread, at most 1,000 items each).
         max_cost: A budget in USD. An item starts only while the cost spent so far plus
             the highest estimate of every item in flight, this one included, stays within
-            it; the items not started are kept with a NaN score and ``not_scored`` set to
+            it; an item that does not fit waits for the items in flight to end, and is not
+            started (nor any item after it) only when it does not fit beside none; the items
+            not started are kept with a NaN score and ``not_scored`` set to
             "not scored: budget of $2.00 reached" (not failures). The spend passes the
             budget only by what the calls in flight cost beyond their highest estimate
             (retries and repairs). Rerun with a larger budget to resume from the cache.
