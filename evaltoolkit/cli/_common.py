@@ -191,8 +191,7 @@ def _add_judge_arguments(parser: argparse.ArgumentParser) -> None:
         "--concurrency",
         type=int,
         default=DEFAULT_CONCURRENCY,
-        help=f"items and calls in flight (default {DEFAULT_CONCURRENCY}; the calls to a server "
-        "that sustains fewer adapt down)",
+        help="items and calls in flight (the calls to a server that sustains fewer adapt down)",
     )
     judge.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
