@@ -481,3 +481,31 @@ async def test_a_reply_cut_at_the_token_limit_is_repaired_with_that_reason(
     assert "reached the token limit (max_tokens)" in repair[-1]["content"]
     # The long, broken reply is not sent back: it would crowd a small model's context out.
     assert all("because because" not in str(message["content"]) for message in repair)
+
+
+def test_cache_as_on_the_command_line_reuses_a_cache_on_another_host(
+    loopback_server: LoopbackServer, tmp_path: Path
+) -> None:
+    from evaltoolkit.cli import main
+
+    loopback_server.set_responder(dialect(lambda form: None))
+    data = tmp_path / "items.jsonl"
+    data.write_text("".join(json.dumps(item) + "\n" for item in ITEMS[:2]))
+
+    def run(api_base: str, *extra: str) -> int:
+        return main(
+            [
+                "run", str(data), "--scorer", "answer-similarity", "--model", "openai/local",
+                "--api-base", api_base, "--cache-dir", str(tmp_path / "cache"), "--no-progress",
+                "--out", str(tmp_path / "out.csv"), *extra,
+            ]
+        )  # fmt: skip
+
+    assert run(loopback_server.url, "--cache-as", "smollm2") == 0
+    made = loopback_server.requests_total
+    assert made >= 3  # identical calls of the two items are sent once
+    other_host = loopback_server.url.replace("127.0.0.1", "localhost")
+    assert run(other_host, "--cache-as", "smollm2") == 0
+    assert loopback_server.requests_total == made  # the cache answered: same name
+    assert run(other_host) == 0
+    assert loopback_server.requests_total == 2 * made  # another host, no name: asked again
