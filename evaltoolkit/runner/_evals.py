@@ -9,7 +9,7 @@ so an interrupted run picks up where it stopped when run again.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any, Final, overload
 
 from .._internal.sync import run_sync
 from ..errors import ConfigurationError
@@ -40,13 +40,18 @@ __all__ = [
     "score_frame",
 ]
 
+#: Items, and judge calls across all scorers, in flight by default: what a hosted provider
+#: serves at once without strain; a server that sustains fewer is found out by the adaptive
+#: limit of the calls to it (a one-slot local server drops to 1).
+DEFAULT_CONCURRENCY: Final = 32
+
 
 async def arun_evals(
     data: Any,
     scorers: Scorers,
     *,
     target: Target | None = None,
-    concurrency: int = 8,
+    concurrency: int = DEFAULT_CONCURRENCY,
     on_item_complete: ItemCallback | None = None,
     progress: bool = True,
     input_field: str = "input",
@@ -115,7 +120,7 @@ def run_evals(
     scorers: Scorers,
     *,
     target: Target | None = None,
-    concurrency: int = 8,
+    concurrency: int = DEFAULT_CONCURRENCY,
     on_item_complete: ItemCallback | None = None,
     progress: bool = True,
     input_field: str = "input",
@@ -160,9 +165,10 @@ def run_evals(
         target: Optional callable (sync or async) turning an item's input into the output to
             score; called for every item. Without it, the items' ``output`` is scored.
         concurrency: Items in flight, and judge calls in flight across all scorers (see the
-            table above). On a cluster: in each partition being scored, and a worker scores
-            one partition per thread, so N single-threaded workers make up to N x
-            ``concurrency`` calls.
+            table above); 32 by default. The calls to a server that sustains fewer (a local
+            server answering one request at a time) adapt down to what it serves. On a
+            cluster: in each partition being scored, and a worker scores one partition per
+            thread, so N single-threaded workers make up to N x ``concurrency`` calls.
         on_item_complete: Called with each :class:`ItemResult` as its item completes (may be
             async); ``item_result.scorer_results[scorer.id]`` is that scorer's result. On a
             cluster it runs here, as each partition comes back.
@@ -183,7 +189,9 @@ def run_evals(
             worker thread, at most 1,000 items each).
         max_cost: A budget in USD. An item starts only while the cost spent so far plus
             the highest estimate of every item in flight, this one included, stays within
-            it; the items not started are kept with a NaN score and ``not_scored`` set to
+            it; an item that does not fit waits for the items in flight to end, and is not
+            started (nor any item after it) only when it does not fit beside none; the items
+            not started are kept with a NaN score and ``not_scored`` set to
             "not scored: budget of $2.00 reached" (not failures). The spend passes the
             budget only by what the calls in flight cost beyond their highest estimate
             (retries and repairs). Rerun with a larger budget to resume from the cache.
@@ -243,7 +251,7 @@ def score_frame(
     input: str = "input",
     output: str = "output",
     ground_truth: str | None = None,
-    concurrency: int = 8,
+    concurrency: int = DEFAULT_CONCURRENCY,
     progress: bool = True,
     total_concurrency: int | None = None,
     meta: pd.DataFrame | None = None,
@@ -258,7 +266,7 @@ def score_frame(
     input: str = "input",
     output: str = "output",
     ground_truth: str | None = None,
-    concurrency: int = 8,
+    concurrency: int = DEFAULT_CONCURRENCY,
     progress: bool = True,
     total_concurrency: int | None = None,
     meta: pd.DataFrame | None = None,
@@ -272,7 +280,7 @@ def score_frame(
     input: str = "input",
     output: str = "output",
     ground_truth: str | None = None,
-    concurrency: int = 8,
+    concurrency: int = DEFAULT_CONCURRENCY,
     progress: bool = True,
     total_concurrency: int | None = None,
     meta: pd.DataFrame | None = None,
@@ -368,7 +376,7 @@ async def ascore_frame(
     input: str = "input",
     output: str = "output",
     ground_truth: str | None = None,
-    concurrency: int = 8,
+    concurrency: int = DEFAULT_CONCURRENCY,
     progress: bool = True,
     total_concurrency: int | None = None,
     meta: pd.DataFrame | None = None,
@@ -383,7 +391,7 @@ async def ascore_frame(
     input: str = "input",
     output: str = "output",
     ground_truth: str | None = None,
-    concurrency: int = 8,
+    concurrency: int = DEFAULT_CONCURRENCY,
     progress: bool = True,
     total_concurrency: int | None = None,
     meta: pd.DataFrame | None = None,
@@ -397,7 +405,7 @@ async def ascore_frame(
     input: str = "input",
     output: str = "output",
     ground_truth: str | None = None,
-    concurrency: int = 8,
+    concurrency: int = DEFAULT_CONCURRENCY,
     progress: bool = True,
     total_concurrency: int | None = None,
     meta: pd.DataFrame | None = None,
