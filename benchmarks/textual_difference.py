@@ -20,7 +20,7 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from evaltoolkit.scorers import compare_texts
+from evaltoolkit.scorers._internal import compare_texts
 
 WORDS = [
     "model",

@@ -6,15 +6,13 @@ names on for one release and warns when it is imported. Nothing inside evaltoolk
 
 from __future__ import annotations
 
-import warnings
-
+from ._internal.deprecation import warn_moved_module
 from .records.messages import ToolResult, extract_tool_results, input_text, output_text
 
 __all__ = ["ToolResult", "extract_tool_results", "input_text", "output_text"]
 
-warnings.warn(
-    "evaltoolkit.messages is deprecated: import from evaltoolkit.records.messages "
-    "(ToolResult and extract_tool_results also from evaltoolkit)",
-    DeprecationWarning,
-    stacklevel=2,
+warn_moved_module(
+    __name__,
+    "evaltoolkit.records.messages",
+    also="ToolResult and extract_tool_results also from evaltoolkit",
 )

@@ -30,8 +30,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .errors import ConfigurationError
-from .records import EvalResult, frame_layout, number_or_nan, read_results
-from .scorers import SUMMARIZATION_ID, deciding_axis
+from .records import EvalResult, read_results
+from .records._internal import frame_layout, number_or_nan
+from .scorers._internal import SUMMARIZATION_ID, deciding_axis
 
 if TYPE_CHECKING:
     from typing import TypeAlias

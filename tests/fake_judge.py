@@ -16,7 +16,8 @@ from typing import Any
 from loopback_server import Action, reply
 
 from evaltoolkit.errors import JudgeCallError, JudgeReplyError
-from evaltoolkit.judge import JudgeReply, JudgeRequest, render_messages
+from evaltoolkit.judge import JudgeReply, JudgeRequest
+from evaltoolkit.judge._internal import render_messages
 from evaltoolkit.judge._parse import ReplyProblem, parse_and_validate
 from evaltoolkit.records import ModelCall
 
@@ -78,7 +79,7 @@ class CoverageFailingJudge:
     ``FAIL_MARK``: the step fails with ``raw_reply`` kept, after three attempts."""
 
     def __init__(self, raw_reply: str = '{"verdicts": [oops') -> None:
-        from evaltoolkit.judge import OfflineJudge
+        from evaltoolkit.judge._internal import OfflineJudge
 
         self._offline = OfflineJudge()
         self._raw_reply = raw_reply

@@ -22,13 +22,8 @@ from sklearn.metrics import cohen_kappa_score
 
 import evaltoolkit as et
 from evaltoolkit.errors import ConfigurationError
-from evaltoolkit.meta import (
-    human_labels,
-    judge_vs_humans,
-    label_agreement,
-    meta_evaluate,
-    read_labels,
-)
+from evaltoolkit.meta import judge_vs_humans, label_agreement, meta_evaluate, read_labels
+from evaltoolkit.meta._internal import human_labels
 from evaltoolkit.widgets import Annotator
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -15,13 +15,13 @@ import evaltoolkit as et
 from evaltoolkit import ConfigurationError
 from evaltoolkit.meta import load_qa_equivalence, load_summeval, meta_evaluate
 from evaltoolkit.scorers import (
-    BASELINE_IDS,
     create_naive_overlap_scorer,
     create_rouge_scorer,
     create_summary_length_scorer,
     create_token_f1_scorer,
     scorer_ids,
 )
+from evaltoolkit.scorers._internal import BASELINE_IDS
 from evaltoolkit.widgets import PromptTuner
 
 SOURCE = (

@@ -16,7 +16,8 @@ from judge_script import requests_for, script_steps, step_of
 from loopback_server import Action, LoopbackServer, reply
 
 import evaltoolkit as et
-from evaltoolkit.cli import BUDGET_REACHED, main
+from evaltoolkit.cli import main
+from evaltoolkit.cli._internal import BUDGET_REACHED
 from evaltoolkit.errors import ConfigurationError
 from evaltoolkit.judge._litellm_runtime import import_litellm
 from evaltoolkit.records.items import load_items

@@ -30,7 +30,8 @@ from evaltoolkit.judge import (
 )
 from evaltoolkit.judge._litellm import LiteLLMJudge
 from evaltoolkit.judge._single_flight import SingleFlight
-from evaltoolkit.records import ModelCall, Usage, sum_usage
+from evaltoolkit.records import ModelCall, Usage
+from evaltoolkit.records._internal import sum_usage
 
 SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -17,14 +17,8 @@ import krippendorff
 import pytest
 
 from evaltoolkit.errors import EvalToolkitError
-from evaltoolkit.meta import (
-    append_label_record,
-    human_labels,
-    is_labels_source,
-    label_agreement,
-    meta_evaluate,
-    read_labels,
-)
+from evaltoolkit.meta import label_agreement, meta_evaluate, read_labels
+from evaltoolkit.meta._internal import append_label_record, human_labels, is_labels_source
 from evaltoolkit.widgets import Annotator
 
 ROOT = Path(__file__).resolve().parents[1]

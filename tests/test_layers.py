@@ -3,9 +3,12 @@
 The layers are folders: records, _internal and errors at the bottom, then judge -> scorers ->
 runner -> meta -> views (plots, widgets, report) -> cli. Each imports only the layers before it
 (or its own), no modules import each other in a circle, and no module imports a private module
-or a private name of another package, with one exception: any module may import from
+or a private name of another package, with two exceptions: any module may import from
 ``evaltoolkit._internal``, the helpers shared by every layer (files, HTML, secrets, blocking
-calls, options, reading files). Within a package its private modules may import each other.
+calls, options, reading files), and from a package's ``_internal`` module
+(``evaltoolkit.judge._internal``, ``evaltoolkit.scorers._internal``, ...), where a package hands
+the other layers the helpers that are not its public surface (the layer rule still holds: only a
+package below may be reached). Within a package its private modules may import each other.
 
 No module is over 900 lines, except the ones in ``OVER_900_LINES``, a list that can only shrink:
 each entry names its length when it was listed, and fails once the file grows past it or is
@@ -44,6 +47,9 @@ LAYERS: tuple[tuple[int, tuple[str, ...]], ...] = (
     ),
 )
 SHARED = "evaltoolkit._internal"  # the helpers every layer may import
+PACKAGE_INTERNAL = (
+    "_internal"  # evaltoolkit.<package>._internal: a package's helpers for the others
+)
 MAX_LINES = 900
 # Modules still over MAX_LINES, with their length when listed: the list can only shrink.
 OVER_900_LINES = {
@@ -111,6 +117,8 @@ def _owner_of_private(name: str) -> str | None:
     if _inside(name, SHARED):
         return None
     parts = name.split(".")
+    if len(parts) == 3 and parts[2] == PACKAGE_INTERNAL:
+        return None
     for position, part in enumerate(parts[1:], start=1):
         if part.startswith("_") and part != "__main__":
             return ".".join(parts[:position])
@@ -174,14 +182,24 @@ def test_every_module_is_in_a_layer() -> None:
     assert {_layer(name) for name in MODULES} == {0, 1, 2, 3, 4, 5, 6, 7}
 
 
-def test_any_module_may_import_the_shared_helpers_and_no_other_private_module() -> None:
+def test_any_module_may_import_shared_helpers_and_package_internals_only() -> None:
     assert _owner_of_private("evaltoolkit._internal.files") is None
     assert _owner_of_private("evaltoolkit.runner._item_loop") == "evaltoolkit.runner"
     assert _owner_of_private("evaltoolkit.records._results") == "evaltoolkit.records"
+    assert _owner_of_private("evaltoolkit.judge._internal") is None
+    assert _owner_of_private("evaltoolkit.judge._cache") == "evaltoolkit.judge"
+    assert _owner_of_private("evaltoolkit.scorers._offline._internal") == "evaltoolkit.scorers"
     shared_users = {
         name for name in MODULES for target, _, _ in GRAPH[name] if _inside(target, SHARED)
     }
     assert {"evaltoolkit.judge._cache", "evaltoolkit.runner._evals"} <= shared_users
+    internal_users = {
+        name
+        for name in MODULES
+        for target, _, _ in GRAPH[name]
+        if target == "evaltoolkit.judge._internal"
+    }
+    assert {"evaltoolkit.runner._estimate", "evaltoolkit.cli._cache"} <= internal_users
 
 
 def _lines(path: Path) -> int:

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evaltoolkit.errors import ConfigurationError, InputError
-from evaltoolkit.scorers import ANSWER_THRESHOLD
+from evaltoolkit.scorers._internal import ANSWER_THRESHOLD
 from evaltoolkit.scorers._language._text import split_sentences, stem, tokenize
 from evaltoolkit.scorers._offline_settings import (
     OfflineRule,

@@ -12,7 +12,8 @@ from loopback_server import LoopbackServer, reply
 import evaltoolkit as et
 from evaltoolkit._internal.options import camel_case
 from evaltoolkit.errors import ConfigurationError
-from evaltoolkit.judge import JudgeConfig, judge_option_names
+from evaltoolkit.judge import JudgeConfig
+from evaltoolkit.judge._internal import judge_option_names
 from evaltoolkit.meta import meta_evaluate
 
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from _support import DATA, REPO, skip_or_fail
 
-from evaltoolkit.cli import DEMO_FILES
 from evaltoolkit.cli._demo import _demo_file
+from evaltoolkit.cli._internal import DEMO_FILES
 
 PACKAGE_DATA = REPO / "evaltoolkit" / "_demo_data"
 

@@ -24,7 +24,7 @@ from evaltoolkit import (
     read_results,
 )
 from evaltoolkit.errors import ConfigurationError
-from evaltoolkit.records import as_eval_result, frame_layout
+from evaltoolkit.records._internal import as_eval_result, frame_layout
 
 FORMATS = ("parquet", "csv", "jsonl")
 UNICODE = "Zoë's café — 東京 ☃ «quoted» \"double\" 'single', commas, and\nnew lines"

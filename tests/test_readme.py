@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from markdown_blocks import REPO, blocks, make_clone, run_page
 
-from evaltoolkit import cli
+from evaltoolkit.cli import _internal as cli
 
 README = REPO / "README.md"
 PYTHON_BLOCKS = [block for block in blocks(README) if block.language == "python"]

@@ -75,7 +75,7 @@ class PayloadJudge:
     """The offline judge, whose claim reasons carry a payload for one summary."""
 
     def __init__(self) -> None:
-        from evaltoolkit.judge import OfflineJudge
+        from evaltoolkit.judge._internal import OfflineJudge
 
         self._offline = OfflineJudge()
 

@@ -20,11 +20,10 @@ from evaltoolkit.scorers import (
     create_scorer,
     register_scorer,
     scorer_ids,
-    scorer_spec,
-    scorer_spec_of,
     unregister_scorer,
 )
 from evaltoolkit.scorers._base import StepTrace
+from evaltoolkit.scorers._internal import scorer_spec, scorer_spec_of
 
 TOY = "shared-words"
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evaltoolkit import ConfigurationError, create_textual_difference_scorer
-from evaltoolkit.scorers import compare_texts
+from evaltoolkit.scorers._internal import compare_texts
 
 
 def dp_lcs(a: str, b: str) -> int:

@@ -20,10 +20,6 @@ One module per command (``_run``, ``_demo``, ``_meta_eval``, ``_report``, ``_com
 
 from __future__ import annotations
 
-from ._common import BUDGET_REACHED as BUDGET_REACHED
-from ._common import DEMO_FILES as DEMO_FILES
-from ._common import INTERRUPTED as INTERRUPTED
-from ._common import NOTEBOOK_COMMAND as NOTEBOOK_COMMAND
 from ._main import console_main, main
 
 __all__ = ["console_main", "main"]

@@ -28,7 +28,8 @@ def _open_cache(args: argparse.Namespace) -> Any:
 
     A damaged file is moved aside on opening, with one warning, and a fresh cache started.
     """
-    from ..judge import JudgeCache, cache_file_path
+    from ..judge import JudgeCache
+    from ..judge._internal import cache_file_path
 
     path = cache_file_path(args.cache or None)
     if not path.is_file():
@@ -40,7 +41,7 @@ def _open_cache(args: argparse.Namespace) -> Any:
 def _print_damaged_copies(copies: list[Path]) -> None:
     if copies:
         size = sum(_size_with_journal(copy) for copy in copies)
-        from ..judge import format_bytes
+        from ..judge._internal import format_bytes
 
         print(f"damaged copies moved aside: {len(copies)} ({format_bytes(size)})")
         for copy in copies:
@@ -56,7 +57,7 @@ def _size_with_journal(path: Path) -> int:
 
 
 def _cache_info(args: argparse.Namespace) -> int:
-    from ..judge import format_bytes
+    from ..judge._internal import format_bytes
 
     with warnings.catch_warnings(record=True) as on_open:
         warnings.simplefilter("always")
@@ -67,7 +68,7 @@ def _cache_info(args: argparse.Namespace) -> int:
     repair = cache.check(full=False)
     found = repair or next((str(caught.message) for caught in on_open), None)
     stats = cache.stats()
-    from ..judge import max_bytes_from_environment
+    from ..judge._internal import max_bytes_from_environment
 
     bound = max_bytes_from_environment()
     print(f"judge cache: {stats.path}")
@@ -103,7 +104,7 @@ def _cache_check(args: argparse.Namespace) -> int:
 
 
 def _cache_prune(args: argparse.Namespace) -> int:
-    from ..judge import format_bytes, parse_duration, parse_size
+    from ..judge._internal import format_bytes, parse_duration, parse_size
 
     if args.max_bytes is None and args.older_than is None:
         raise ConfigurationError("cache prune needs --max-bytes SIZE and/or --older-than AGE")
@@ -127,7 +128,7 @@ def _cache_prune(args: argparse.Namespace) -> int:
 
 
 def _cache_clear(args: argparse.Namespace) -> int:
-    from ..judge import format_bytes
+    from ..judge._internal import format_bytes
 
     if not args.yes and not sys.stdin.isatty():
         raise ConfigurationError(

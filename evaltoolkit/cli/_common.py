@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from .._internal.files import check_writable, same_file
 from ..errors import ConfigurationError
-from ..judge import STRUCTURED_OUTPUT_MODES
+from ..judge._internal import STRUCTURED_OUTPUT_MODES
 from ..records import EvalResult, ItemResult
-from ..runner import DEFAULT_CONCURRENCY
+from ..runner._internal import DEFAULT_CONCURRENCY
 
 if TYPE_CHECKING:
     pass
@@ -244,7 +244,7 @@ def _score(
 def _resumable(scorers: Sequence[Any], args: argparse.Namespace) -> bool:
     """Whether a rerun resumes from a judge cache: a model judge (the offline judge keeps no
     cache) and no --no-cache."""
-    from ..judge import OFFLINE_MODEL
+    from ..judge._internal import OFFLINE_MODEL
 
     models = [scorer.judge_model for scorer in scorers]
     return not args.no_cache and any(model not in (None, OFFLINE_MODEL) for model in models)

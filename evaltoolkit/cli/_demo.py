@@ -8,7 +8,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..scorers import create_scorer, scorer_specs
+from ..scorers import create_scorer
+from ..scorers._internal import scorer_specs
 
 if TYPE_CHECKING:
     pass

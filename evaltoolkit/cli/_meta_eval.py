@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._internal.files import atomic_write
-from ..records import write_json_lines
-from ..scorers import create_scorer, scorer_spec
+from ..records._internal import write_json_lines
+from ..scorers import create_scorer
+from ..scorers._internal import scorer_spec
 
 if TYPE_CHECKING:
     import pandas as pd

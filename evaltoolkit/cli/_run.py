@@ -58,7 +58,7 @@ def _check_cluster(args: argparse.Namespace) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ..runner import cluster_client
+    from ..runner._internal import cluster_client
 
     _check_limit(args.limit)
     _check_scorers(args.scorer)

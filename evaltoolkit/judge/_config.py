@@ -66,7 +66,7 @@ class JudgeConfig:
         temperature: Sampling temperature; None sends none (for models that refuse one).
         max_tokens: Completion tokens per request, for every step; None leaves each step's
             own budget (sized from the reply it expects), else one sized from its reply
-            schema (see :func:`~evaltoolkit.judge.default_max_tokens`).
+            schema.
         seed: Sampling seed, for providers that honour one.
         timeout: Seconds before one request counts as timed out. A timed-out request is
             retried at most once (not counting a timeout while it waited behind requests the

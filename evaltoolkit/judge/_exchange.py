@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import JudgeCallError, JudgeReplyError
-from ..records import Usage, sum_cost, sum_usage
+from ..records import Usage
+from ..records._internal import sum_cost, sum_usage
 from ._config import StructuredOutput
 from ._parse import ReplyProblem, parse_and_validate, repair_instructions
 from ._structured import FORMS, Form, prepare_messages, remember_form, remembered_form

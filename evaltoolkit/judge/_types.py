@@ -6,7 +6,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from ..records import ModelCall, Stage
+from ..records import ModelCall
+from ..records._internal import Stage
 
 __all__ = ["Judge", "JudgeReply", "JudgeRequest", "OfflineAnswer", "render_messages"]
 

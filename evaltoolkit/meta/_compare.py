@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar, overload
 from .._internal.sync import blocking
 from ..errors import ConfigurationError
 from ..records.items import as_table
-from ..scorers import Scorer, ScorerSpec, scorer_ids, scorer_spec, scorer_spec_of
+from ..scorers import Scorer, ScorerSpec, scorer_ids
+from ..scorers._internal import scorer_spec, scorer_spec_of
 from ._agreement import agreement
 from ._evaluate import SYSTEM_COLUMN, MetaEvaluation, Task, ameta_evaluate
 from ._human_labels import with_human_labels

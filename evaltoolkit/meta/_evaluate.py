@@ -16,10 +16,12 @@ from typing import TYPE_CHECKING, Any
 
 from .._internal.sync import blocking
 from ..errors import ConfigurationError
-from ..records import RESULT_COLUMNS, EvalResult, ScoreResult
+from ..records import EvalResult, ScoreResult
+from ..records._internal import RESULT_COLUMNS
 from ..records.items import as_table
 from ..runner import arun_evals
-from ..scorers import ANSWER_THRESHOLD, Scorer, ScorerSpec, scorer_spec
+from ..scorers import Scorer, ScorerSpec
+from ..scorers._internal import ANSWER_THRESHOLD, scorer_spec
 from ._agreement import agreement
 from ._human_comparison import HumanComparison, judge_vs_humans
 from ._human_labels import with_human_labels
@@ -353,8 +355,8 @@ async def ameta_evaluate(
             :func:`~evaltoolkit.meta.compare_judges`.
         labels: A labels file made with the :class:`~evaltoolkit.widgets.Annotator` (or
             the frame of :func:`~evaltoolkit.meta.read_labels`) as the label source:
-            ``label`` names a label in it, each item's value is resolved from its annotators
-            (:func:`~evaltoolkit.meta.human_labels`), only labelled items are scored, and
+            ``label`` names a label in it, each item's value is resolved from its annotators,
+            only labelled items are scored, and
             ``versus_humans`` sets the judge's agreement with the annotators beside theirs.
         **judge_options: Passed to the judge (``api_base``, ``cache``, ...).
 

@@ -111,7 +111,7 @@ def _judge_frame(scores: Any, score: str | None) -> tuple[list[Any], list[float]
     import pandas as pd
 
     if not isinstance(scores, pd.DataFrame):
-        from ..records import as_eval_result
+        from ..records._internal import as_eval_result
 
         result = as_eval_result(scores)
         ids, values = [], []

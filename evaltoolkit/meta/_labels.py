@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from .._internal.files import missing_file_message
 from .._internal.reading import encoding_problem
 from ..errors import ConfigurationError, DataLoadError
-from ..records import encodable_text
+from ..records._internal import encodable_text
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -20,7 +20,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError
-from ..records import EvalResult, ItemResult, read_results, to_json_text
+from ..records import EvalResult, ItemResult, read_results
+from ..records._internal import to_json_text
 from .stats.resampling import few_note, group_mean_interval, mean_interval
 from .stats.signed_rank import group_wilcoxon_p, wilcoxon_p
 

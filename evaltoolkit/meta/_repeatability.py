@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .._internal.sync import blocking
-from ..judge import OFFLINE_MODEL, scoring_repeat
+from ..judge._internal import OFFLINE_MODEL, scoring_repeat
 from ..records import EvalResult
 from ..runner import arun_evals
 from ..scorers import Scorer

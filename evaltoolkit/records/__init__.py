@@ -11,19 +11,9 @@ DataFrames and files into data items for a run, and ``records.messages`` reads c
 
 from __future__ import annotations
 
-# Handed on for the other layers, outside __all__ as before the package was split.
-from ._columns import RESULT_COLUMNS as RESULT_COLUMNS
-from ._columns import Stage as Stage
-from ._columns import frame_layout
-from ._columns import new_run_id as new_run_id
-from ._columns import number_or_nan as number_or_nan
-from ._columns import to_json_text as to_json_text
-from ._export import encodable_text as encodable_text
-from ._export import write_json_lines as write_json_lines
+from .._internal import deprecation as _deprecation
 from ._parts import ItemResult, ModelCall, ScoreResult, ScoreSummary, StepError, Usage
-from ._parts import sum_cost as sum_cost
-from ._parts import sum_usage as sum_usage
-from ._reading import as_eval_result, read_results
+from ._reading import read_results
 from ._results import EvalResult
 
 __all__ = [
@@ -34,7 +24,14 @@ __all__ = [
     "ScoreSummary",
     "StepError",
     "Usage",
-    "as_eval_result",
-    "frame_layout",
     "read_results",
 ]
+
+# Public in 0.1: handed on with a DeprecationWarning for one release.
+__getattr__ = _deprecation.delisted_names(
+    __name__,
+    {
+        name: _deprecation.Delisted("evaltoolkit.records._internal")
+        for name in ("as_eval_result", "frame_layout")
+    },
+)

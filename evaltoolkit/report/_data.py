@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..records import EvalResult, ItemResult, ScoreResult, number_or_nan, to_json_text
+from ..records import EvalResult, ItemResult, ScoreResult
+from ..records._internal import number_or_nan, to_json_text
 from ..records.messages import input_text, output_text
 
 __all__ = ["RowData", "Run", "build_data", "disagreements", "row_axes"]

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 from .._internal.html import Markup, details_block, join, key_value_table, table
 from .._internal.secrets import secret_masker
 from .._version import __version__
-from ..records import EvalResult, ScoreResult, sum_cost, sum_usage
+from ..records import EvalResult, ScoreResult
+from ..records._internal import sum_cost, sum_usage
 from ._assets import SCRIPT, STYLE
 from ._comparison import comparison_section
 from ._data import RowData, Run, disagreements, row_axes

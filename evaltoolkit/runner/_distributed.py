@@ -38,8 +38,9 @@ from typing import TYPE_CHECKING, Any, Final
 
 from .._internal.sync import run_sync
 from ..errors import ConfigurationError, EvalToolkitError, MissingDependencyError
-from ..judge import cache_shard
-from ..records import EvalResult, ItemResult, ScoreResult, StepError, new_run_id
+from ..judge._internal import cache_shard
+from ..records import EvalResult, ItemResult, ScoreResult, StepError
+from ..records._internal import new_run_id
 from ..records.items import DataItem, load_items
 from ..scorers import Scorer
 from ._item_loop import (

@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError
-from ..judge import (
-    Judge,
+from ..judge import Judge
+from ..judge._internal import cached_reply_value as _cached_reply_value
+from ..judge._internal import (
     completion_budget,
     count_message_tokens,
     minimal_reply_tokens,
@@ -28,9 +29,9 @@ from ..judge import (
     require_price,
     tokenizer_note,
 )
-from ..judge import cached_reply_value as _cached_reply_value
 from ..records.items import DataItem
-from ..scorers import JudgedScorer, PlannedCall, Sample, Scorer
+from ..scorers import JudgedScorer, Sample, Scorer
+from ..scorers._internal import PlannedCall
 
 if TYPE_CHECKING:
     import pandas as pd

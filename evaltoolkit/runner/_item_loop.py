@@ -16,8 +16,9 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError
-from ..judge import shared_call_limit
-from ..records import EvalResult, ItemResult, ScoreResult, StepError, new_run_id
+from ..judge._internal import shared_call_limit
+from ..records import EvalResult, ItemResult, ScoreResult, StepError
+from ..records._internal import new_run_id
 from ..records.items import GROUND_TRUTH_ALIASES, DataItem, check_unique_columns, load_items
 from ..scorers import Scorer
 from ._estimate import Budget

@@ -14,93 +14,37 @@ scorers too, with no judge: the floor a judge must beat.
 
 from __future__ import annotations
 
-from typing import Any
-
-from ..judge import judge_option_names
+from .._internal import deprecation as _deprecation
 from . import _builtins  # noqa: F401  (registers the built-in scorers in their order)
 from ._base import Scorer
 from ._baselines import (
-    NaiveOverlapScorer,
-    RougeScorer,
-    SummaryLengthScorer,
-    TokenF1Scorer,
     create_naive_overlap_scorer,
     create_rouge_scorer,
     create_summary_length_scorer,
     create_token_f1_scorer,
 )
-from ._judged import DEFAULT_SYSTEM_PROMPT, JudgedScorer, PlannedCall, create_judged_scorer
+from ._create import create_scorer
+from ._judged import JudgedScorer, create_judged_scorer
 from ._offline_settings import OfflineRule
-from ._prompts import PromptSet, PromptTemplate
-from ._registry import (
-    ANSWER_SIMILARITY_ID,
-    BASELINE_IDS,
-    SUMMARIZATION_ID,
-    TEXTUAL_DIFFERENCE_ID,
-    MetaLayout,
-    ScorerSpec,
-    find_scorer_spec,
-    register_scorer,
-    scorer_ids,
-    scorer_spec,
-    scorer_spec_of,
-    scorer_specs,
-    unregister_scorer,
-)
-from ._steps import Sample, Score, Step, StepContext, format_value
-from .answer_similarity import (
-    ANSWER_THRESHOLD,
-    AnswerSimilarityOfflineSettings,
-    AnswerSimilarityScorer,
-    SimilarityWeights,
-    create_answer_similarity_scorer,
-)
-from .summarization import (
-    OFFLINE_RULES,
-    SummarizationOfflineSettings,
-    SummarizationScorer,
-    create_summarization_scorer,
-    deciding_axis,
-)
-from .textual_difference import (
-    TextDifference,
-    TextualDifferenceScorer,
-    compare_texts,
-    create_textual_difference_scorer,
-)
+from ._registry import MetaLayout, ScorerSpec, register_scorer, scorer_ids, unregister_scorer
+from ._steps import Sample, Score, Step, StepContext
+from .answer_similarity import AnswerSimilarityOfflineSettings, create_answer_similarity_scorer
+from .summarization import OFFLINE_RULES, SummarizationOfflineSettings, create_summarization_scorer
+from .textual_difference import create_textual_difference_scorer
 
 __all__ = [
-    "ANSWER_SIMILARITY_ID",
-    "ANSWER_THRESHOLD",
-    "BASELINE_IDS",
-    "DEFAULT_SYSTEM_PROMPT",
     "OFFLINE_RULES",
-    "SUMMARIZATION_ID",
-    "TEXTUAL_DIFFERENCE_ID",
     "AnswerSimilarityOfflineSettings",
-    "AnswerSimilarityScorer",
     "JudgedScorer",
     "MetaLayout",
-    "NaiveOverlapScorer",
     "OfflineRule",
-    "PlannedCall",
-    "PromptSet",
-    "PromptTemplate",
-    "RougeScorer",
     "Sample",
     "Score",
     "Scorer",
     "ScorerSpec",
-    "SimilarityWeights",
     "Step",
     "StepContext",
     "SummarizationOfflineSettings",
-    "SummarizationScorer",
-    "SummaryLengthScorer",
-    "TextDifference",
-    "TextualDifferenceScorer",
-    "TokenF1Scorer",
-    "compare_texts",
     "create_answer_similarity_scorer",
     "create_judged_scorer",
     "create_naive_overlap_scorer",
@@ -110,36 +54,46 @@ __all__ = [
     "create_summary_length_scorer",
     "create_textual_difference_scorer",
     "create_token_f1_scorer",
-    "deciding_axis",
-    "find_scorer_spec",
-    "format_value",
     "register_scorer",
     "scorer_ids",
-    "scorer_spec",
-    "scorer_spec_of",
-    "scorer_specs",
     "unregister_scorer",
 ]
 
+_INTERNAL = _deprecation.Delisted("evaltoolkit.scorers._internal")
 
-def create_scorer(name: str, **options: Any) -> Scorer:
-    """Create a scorer by its id, as the command line does.
-
-    Args:
-        name: The id of a registered scorer (see :func:`scorer_ids`).
-        **options: Passed to the scorer's factory; ``model=None`` entries are dropped.
-
-    Raises:
-        ConfigurationError: No scorer is registered under ``name``.
-
-    Example:
-        >>> create_scorer(TEXTUAL_DIFFERENCE_ID).id == TEXTUAL_DIFFERENCE_ID
-        True
-    """
-    spec = scorer_spec(name)
-    options = {key: value for key, value in options.items() if value is not None}
-    if not spec.takes_judge:
-        for key in list(options):
-            if key in judge_option_names():
-                del options[key]
-    return spec.factory(**options)
+# Public in 0.1: handed on with a DeprecationWarning for one release.
+__getattr__ = _deprecation.delisted_names(
+    __name__,
+    {
+        "ANSWER_THRESHOLD": _deprecation.Delisted("evaltoolkit.meta"),
+        **dict.fromkeys(
+            (
+                "ANSWER_SIMILARITY_ID",
+                "BASELINE_IDS",
+                "DEFAULT_SYSTEM_PROMPT",
+                "SUMMARIZATION_ID",
+                "TEXTUAL_DIFFERENCE_ID",
+                "AnswerSimilarityScorer",
+                "NaiveOverlapScorer",
+                "PlannedCall",
+                "PromptSet",
+                "PromptTemplate",
+                "RougeScorer",
+                "SimilarityWeights",
+                "SummarizationScorer",
+                "SummaryLengthScorer",
+                "TextDifference",
+                "TextualDifferenceScorer",
+                "TokenF1Scorer",
+                "compare_texts",
+                "deciding_axis",
+                "find_scorer_spec",
+                "format_value",
+                "scorer_spec",
+                "scorer_spec_of",
+                "scorer_specs",
+            ),
+            _INTERNAL,
+        ),
+    },
+)

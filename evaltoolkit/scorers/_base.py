@@ -14,15 +14,10 @@ from typing import Any
 from .._internal.options import camel_case, resolve_names, unknown_option_error
 from .._internal.sync import run_sync
 from ..errors import ConfigurationError, EvalToolkitError, InputError, JudgeError
-from ..judge import (
-    EXTRA_HINT,
-    Judge,
-    JudgeRequest,
-    create_judge,
-    judge_option_names,
-    render_messages,
-)
-from ..records import ModelCall, ScoreResult, StepError, new_run_id
+from ..judge import Judge, JudgeRequest, create_judge
+from ..judge._internal import EXTRA_HINT, judge_option_names, render_messages
+from ..records import ModelCall, ScoreResult, StepError
+from ..records._internal import new_run_id
 from ._steps import Sample, Score
 
 __all__ = ["Scorer", "StepTrace", "check_scale", "judge_for", "merge_options"]

@@ -21,8 +21,9 @@ from rapidfuzz import fuzz
 from rapidfuzz.utils import default_process
 
 from ..errors import ConfigurationError
-from ..judge import Judge, JudgeBackend, JudgeConfig, JudgeRequest, create_judge, current_repeat
-from ..records import Stage
+from ..judge import Judge, JudgeBackend, JudgeConfig, JudgeRequest, create_judge
+from ..judge._internal import current_repeat
+from ..records._internal import Stage
 from ._base import Scorer, StepTrace
 from ._prompts import PromptSet, PromptTemplate
 from ._steps import Sample, Score, Step, StepContext, as_score, format_value, numbered

@@ -21,11 +21,13 @@ from .._internal.html import (
     text_block,
 )
 from ..errors import ConfigurationError, InputError
-from ..meta import LabelScale, append_label_record, read_labels, text_hash
+from ..meta import read_labels
+from ..meta._internal import LabelScale, append_label_record, text_hash
 from ..records import EvalResult
 from ..records.items import load_items
 from ..records.messages import input_text, output_text
-from ..scorers import MetaLayout, find_scorer_spec, scorer_ids
+from ..scorers import MetaLayout, scorer_ids
+from ..scorers._internal import find_scorer_spec
 from ._base import View, ipywidgets
 
 __all__ = ["Annotator"]

@@ -10,7 +10,7 @@ from .._internal.html import esc, note
 from ..errors import ConfigurationError
 from ..plots import AxisPoint
 from ..records import EvalResult
-from ..scorers import SUMMARIZATION_ID
+from ..scorers._internal import SUMMARIZATION_ID
 from ._base import View, ipywidgets
 from ._detail import summarization_detail
 from ._rows import ResultRow, result_rows

@@ -7,7 +7,7 @@ import math
 import os
 from typing import TYPE_CHECKING, Any
 
-from ..meta import judge_on_scale, labels_by_item
+from ..meta._internal import judge_on_scale, labels_by_item
 from ._rows import ResultRow
 
 if TYPE_CHECKING:

@@ -18,16 +18,15 @@ from ..meta import (
     LEVELS,
     SYSTEM_COLUMN,
     agreement_change,
-    attach_human_labels,
-    check_label_name,
     compare_scores,
-    is_labels_source,
     tune_test_split,
 )
+from ..meta._internal import attach_human_labels, check_label_name, is_labels_source
 from ..records import EvalResult, ItemResult
 from ..records.items import DataItem, load_items
 from ..runner import arun_evals
-from ..scorers import JudgedScorer, Scorer, create_scorer, find_scorer_spec
+from ..scorers import JudgedScorer, Scorer, create_scorer
+from ..scorers._internal import find_scorer_spec
 from ._base import View, ipywidgets
 from ._tuner_text import LEVEL_NAMES, TunerText
 

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
-from ..records import EvalResult, ItemResult, ScoreResult, as_eval_result
+from ..records import EvalResult, ItemResult, ScoreResult
+from ..records._internal import as_eval_result
 from ..records.messages import input_text, output_text
 
 if TYPE_CHECKING:
