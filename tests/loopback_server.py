@@ -140,7 +140,9 @@ def hang(seconds: float) -> Action:
     return Action("hang", delay_s=seconds)
 
 
-def _word_count(text: str | None) -> int:
+def _word_count(text: str | list[Any] | None) -> int:
+    if isinstance(text, list):  # content parts: [{"type": "text", "text": ...}, ...]
+        return sum(_word_count(part.get("text")) for part in text if isinstance(part, dict))
     return len(text.split()) if text else 0
 
 
