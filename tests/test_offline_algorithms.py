@@ -827,7 +827,10 @@ def test_cost_grows_about_linearly_with_the_texts(
     assert same_summary <= 6.0
 
 
-def test_a_text_over_the_size_limit_is_refused_with_an_item_error() -> None:
+def test_a_text_over_the_size_limit_is_refused_with_an_item_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from evaltoolkit.scorers.summarization import _offline
     from evaltoolkit.scorers.summarization._offline import MAX_SOURCE_CHARS, MAX_SUMMARY_CHARS
 
     with pytest.raises(InputError) as raised:
@@ -844,7 +847,12 @@ def test_a_text_over_the_size_limit_is_refused_with_an_item_error() -> None:
     with pytest.raises(InputError) as raised:
         judge_coverage(long_summary, ["Does the text mention a source?"])
     assert raised.value.field == "output"
-    assert judge_source("word " * (MAX_SOURCE_CHARS // 5 - 1), "A word.", 1)["claims"]
+    # The limit is a boundary, not a rough size: at a lowered limit (judging 2 million
+    # characters takes seconds), a source one word under it is judged and one word over refused.
+    monkeypatch.setattr(_offline, "MAX_SOURCE_CHARS", 50_000)
+    assert judge_source("word " * (50_000 // 5 - 1), "A word.", 1)["claims"]
+    with pytest.raises(InputError):
+        judge_source("word " * (50_000 // 5 + 1), "A word.", 1)
 
 
 # --- the demo summaries ---------------------------------------------------------------------------
