@@ -15,7 +15,7 @@ from evaltoolkit import meta
 from evaltoolkit._internal.sync import blocking
 
 DEMO = "data/demo_summaries.jsonl"
-COLUMNS = {"source_col": "input", "summary_col": "output"}
+COLUMNS = {"input_col": "input", "output_col": "output"}
 TIMING = ["mean_latency_s"]  # wall time differs between two runs
 
 
