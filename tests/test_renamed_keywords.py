@@ -120,6 +120,45 @@ RUNS.append(
 )
 
 
+def _loaded(loader: Callable[..., Any], rows: list[dict[str, Any]], **options: Any) -> Any:
+    return loader(_RowsFile.of(rows), **options)
+
+
+class _RowsFile:
+    """A JSON Lines file of rows in a temporary folder, written once per set of rows."""
+
+    folder: Any = None
+
+    @classmethod
+    def of(cls, rows: list[dict[str, Any]]) -> Any:
+        import json
+        import tempfile
+        from pathlib import Path
+
+        if cls.folder is None:
+            cls.folder = tempfile.TemporaryDirectory()
+        path = Path(cls.folder.name) / f"{abs(hash(json.dumps(rows)))}.jsonl"
+        path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+        return path
+
+
+SUMMEVAL_ROWS = [{"article": "The dam was built.", "digest": "A dam.", "doc_id": "d1"}]
+QA_ROWS = [{"q": "Capital?", "pred": "Paris", "gold": ["Paris"], "human_correct": True}]
+PAIR_ROWS = [{"left": "a cat", "right": "a dog", "score": 1.0}]
+
+
+def _summeval(**options: Any) -> Any:
+    return _loaded(meta.load_summeval, SUMMEVAL_ROWS, **options)
+
+
+def _qa(**options: Any) -> Any:
+    return _loaded(meta.load_qa_equivalence, QA_ROWS, **options)
+
+
+def _pairs(**options: Any) -> Any:
+    return _loaded(meta.load_sentence_pairs, PAIR_ROWS, **options)
+
+
 def _compare_scores(**options: Any) -> Any:
     return meta.compare_scores(**options)
 
@@ -158,6 +197,13 @@ RENAMED: list[tuple[Callable[..., Any], str, str, Any, dict[str, Any]]] = [
     (_ameta_summaries, "summary_col", "output_col", "digest", {"input_col": "article"}),
     (_compare_judges, "source_col", "input_col", "article", {"output_col": "digest"}),
     (_compare_judges, "summary_col", "output_col", "digest", {"input_col": "article"}),
+    (_summeval, "source", "input_col", "article", {"output_col": "digest"}),
+    (_summeval, "summary", "output_col", "digest", {"input_col": "article"}),
+    (_qa, "question", "input_col", "q", {"output_col": "pred", "ground_truth_col": "gold"}),
+    (_qa, "candidate", "output_col", "pred", {"input_col": "q", "ground_truth_col": "gold"}),
+    (_qa, "answers", "ground_truth_col", "gold", {"input_col": "q", "output_col": "pred"}),
+    (_pairs, "first", "output_col", "left", {"ground_truth_col": "right"}),
+    (_pairs, "second", "ground_truth_col", "right", {"output_col": "left"}),
     (_compare_scores, "before", "a", RUNS[0], {"b": RUNS[1]}),
     (_compare_scores, "after", "b", RUNS[1], {"a": RUNS[0]}),
 ]
