@@ -211,6 +211,7 @@ async def arun_evals(
 
 
 run_evals = renamed_keywords(**_RUN_RENAMES)(blocking(arun_evals))
+"""The blocking twin of :func:`arun_evals`: same arguments, same result (its docstring)."""
 
 
 @overload
@@ -385,6 +386,7 @@ def score_frame(
 
 @renamed_keywords(**_FRAME_RENAMES)
 def score_frame(*args: Any, **kwargs: Any) -> Any:
+    """The blocking twin of :func:`ascore_frame`: same arguments, same result (its docstring)."""
     return _score_frame_twin(*args, **kwargs)
 
 
