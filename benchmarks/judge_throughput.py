@@ -11,14 +11,20 @@ so that its CPU time is not counted as the client's):
   options (no judge limit of its own: the run's concurrency is the one knob), cache off,
   its three steps per item answered by the same server.
 
+- with ``--faults 0.2``: the same scorer run again against a second server that fails the
+  first attempt of that share of distinct prompts (HTTP 429 with ``Retry-After: 0.1``, 503,
+  a dropped connection, 500, in turn), and the wall-clock ratio faulty / fault-free.
+
 Each variant warms up first (one round of ``concurrency`` calls), then times ``--calls`` calls;
 with ``--rounds`` above 1 the variants alternate and the best round of each is reported.
 Prints calls/s, the share of the ideal (concurrency / latency), the judge/bare and
-scorer/bare ratios (target >= 0.95) and the client CPU time per call (``time.process_time``).
+runner/bare ratios (target >= 0.95) and the client CPU time per request
+(``time.process_time`` over the requests made).
 
 Usage::
 
     python benchmarks/judge_throughput.py [--calls 640] [--concurrency 32] [--latency 0.5]
+        [--faults 0.2]
 """
 
 from __future__ import annotations
@@ -99,11 +105,44 @@ def _respond(body: dict[str, Any]) -> Any:
     return reply(STEP_REPLIES.get(step, REPLY))
 
 
-def _serve(latency_s: float, urls: Any, stop: Any) -> None:
+class _Faulty:
+    """Fails the first attempt of ``share`` of distinct prompts, a fault of each kind in turn."""
+
+    def __init__(self, share: float) -> None:
+        import threading
+
+        self.share = share
+        self.seen: set[str] = set()
+        self.lock = threading.Lock()
+
+    def __call__(self, body: dict[str, Any]) -> Any:
+        import hashlib
+
+        from loopback_server import drop_connection, rate_limited, server_error
+
+        prompt = " ".join(str(message.get("content")) for message in body["messages"])
+        key = hashlib.sha256(prompt.encode()).hexdigest()
+        with self.lock:
+            first = key not in self.seen
+            self.seen.add(key)
+        bucket = int(key[:8], 16) % 1000
+        if first and bucket < 1000 * self.share:
+            faults = (
+                lambda: rate_limited(0.1),
+                lambda: server_error(503),
+                drop_connection,
+                lambda: server_error(500),
+            )
+            return faults[bucket % len(faults)]()
+        return _respond(body)
+
+
+def _serve(latency_s: float, urls: Any, stop: Any, faults: float = 0.0) -> None:
     """Run the loopback server in this (separate) process until ``stop`` is set."""
     from loopback_server import LoopbackServer
 
-    with LoopbackServer(responder=_respond, latency_s=latency_s) as server:
+    responder = _Faulty(faults) if faults else _respond
+    with LoopbackServer(responder=responder, latency_s=latency_s) as server:
         urls.put(server.url)
         stop.wait()
 
@@ -179,7 +218,9 @@ def judge_calls(judge: LiteLLMJudge) -> Callable[[int], Awaitable[object]]:
     return call
 
 
-def scorer_run(url: str, calls: int, concurrency: int, first: int) -> Measurement:
+def scorer_run(
+    url: str, calls: int, concurrency: int, first: int, name: str = "summarization, run_evals"
+) -> Measurement:
     """The summarization scorer over ``calls`` items (three calls each), judge defaults.
 
     An item's three steps run one after another, so the run ends with a drain: its last items
@@ -206,7 +247,11 @@ def scorer_run(url: str, calls: int, concurrency: int, first: int) -> Measuremen
     failed = result.scores["summarization"].failed
     if failed:
         print(f"  warning: {failed} items failed in the scorer run", flush=True)
-    return Measurement("summarization, run_evals", made, wall, cpu)
+    if name != "summarization, run_evals":  # the faulty server: count the items' requests
+        made = sum(
+            call.attempts for score in result.results("summarization") for call in score.calls
+        )
+    return Measurement(name, made, wall, cpu)
 
 
 def main() -> None:
@@ -215,6 +260,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--latency", type=float, default=0.5)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--faults", type=float, default=0.0)
     options = parser.parse_args()
 
     context = multiprocessing.get_context("spawn")
@@ -222,6 +268,13 @@ def main() -> None:
     server = context.Process(target=_serve, args=(options.latency, urls, stop), daemon=True)
     server.start()
     url = urls.get(timeout=60)
+    faulty_url = None
+    if options.faults:
+        faulty = context.Process(
+            target=_serve, args=(options.latency, urls, stop, options.faults), daemon=True
+        )
+        faulty.start()
+        faulty_url = urls.get(timeout=60)
     import_litellm()
 
     ideal = options.concurrency / options.latency
@@ -286,6 +339,16 @@ def main() -> None:
             )
             if measured.name not in best or measured.calls_per_s > best[measured.name].calls_per_s:
                 best[measured.name] = measured
+            if faulty_url is not None:
+                offset += options.calls + warmup + 10
+                name = f"run_evals, {options.faults:.0%} faults"
+                measured = scorer_run(faulty_url, options.calls, options.concurrency, offset, name)
+                print(
+                    f"  round {round_number + 1}: {measured.name:<28} {measured.wall_s:7.2f} s",
+                    flush=True,
+                )
+                if name not in best or measured.wall_s < best[name].wall_s:
+                    best[name] = measured
 
     stop.set()
     server.join(timeout=10)
@@ -310,6 +373,19 @@ def main() -> None:
         ratio = best[name].calls_per_s / bare
         verdict = "ok" if ratio >= 0.95 else "BELOW TARGET"
         print(f"ratio {name} / bare: {ratio:.3f} (target >= 0.95: {verdict})")
+    runner, bare_run = best["summarization, run_evals"], best["bare litellm.acompletion"]
+    print(
+        f"runner / bare: {runner.calls_per_s / bare_run.calls_per_s:.3f}; client CPU ms per "
+        f"request: runner {runner.cpu_ms_per_call:.2f}, bare {bare_run.cpu_ms_per_call:.2f}"
+    )
+    faulty_name = f"run_evals, {options.faults:.0%} faults"
+    if faulty_name in best:
+        faulty_run = best[faulty_name]
+        print(
+            f"{faulty_name}: {faulty_run.wall_s:.2f} s against {runner.wall_s:.2f} s fault-free "
+            f"for the same items ({faulty_run.wall_s / runner.wall_s:.2f}x; target <= 1.5x); "
+            f"{faulty_run.calls} requests"
+        )
 
 
 if __name__ == "__main__":

@@ -100,7 +100,7 @@ def _cpu_seconds() -> float:
 
 
 def _both_steps(answer: str, truth: str) -> dict[str, Any]:
-    from evaltoolkit.scorers._offline import analyze_units, extract_units
+    from evaltoolkit.scorers.answer_similarity import analyze_units, extract_units
 
     started, cpu = time.perf_counter(), _cpu_seconds()
     units = extract_units(answer, truth, QUESTION)

@@ -98,11 +98,15 @@ from scipy import stats
 
 import evaltoolkit as et
 from evaltoolkit.meta import agreement, find_benchmarks, load_qa_equivalence, load_summeval
-from evaltoolkit.scorers import _offline as offline_package
+from evaltoolkit.scorers import _language, answer_similarity, summarization
 from evaltoolkit.scorers._baselines import naive_alignment, naive_coverage, token_f1
-from evaltoolkit.scorers._offline import OFFLINE_RULES, judge_coverage, judge_source
-from evaltoolkit.scorers._offline._questions import draw_questions
-from evaltoolkit.scorers._offline._settings import SummarizationOfflineSettings
+from evaltoolkit.scorers.summarization import (
+    OFFLINE_RULES,
+    SummarizationOfflineSettings,
+    judge_coverage,
+    judge_source,
+)
+from evaltoolkit.scorers.summarization._questions import draw_questions
 
 DEMO = Path(__file__).resolve().parent.parent / "data" / "demo_summaries.jsonl"
 MAX_QUESTIONS = 10
@@ -670,18 +674,48 @@ def coverage_removal_report(grid: Grid, resamples: int) -> None:
 # value: the one under which what it bounds no longer applies (no minimum, no window, no
 # credit). (module, name, axis, neutral value, what the neutral value means)
 FIXED_CONSTANTS: tuple[tuple[str, str, str, float, str], ...] = (
-    ("_claims", "CLAIM_MIN_CONTENT", "alignment", 1000, "sentences not split into clauses"),
-    ("_claims", "PARAPHRASE_CHANGED_WORDS", "alignment", 0, "a paraphrase changes no verb"),
-    ("_claims", "AGENT_WINDOW", "alignment", 1000, '"by" anywhere after a passive verb'),
-    ("_claims", "NEGATION_SCOPE", "alignment", 1000, "a negation bears on its whole clause"),
-    ("_claims", "ELSEWHERE_CREDIT", "alignment", 0.0, "a word from elsewhere counts nothing"),
-    ("_claims", "EVIDENCE_SENTENCES", "alignment", 1, "evidence is one sentence"),
-    ("_text", "MIN_STEM_LETTERS", "alignment", 1, "an ending may leave any stem"),
-    ("_text", "MIN_STEM_LETTERS", "coverage", 1, "an ending may leave any stem"),
-    ("_questions", "MIN_FACT_CONTENT", "coverage", 1, "any fact may be asked"),
-    ("_questions", "MAX_FACT_WORDS", "coverage", 1000, "run-ons asked too"),
-    ("_questions", "MIN_RECURRENCE", "coverage", 1, "any phrase may be asked"),
-    ("_facts", "_SUBJECT_WORDS", "coverage", 0, "a verb phrase borrows no subject"),
+    (
+        "summarization._claims",
+        "CLAIM_MIN_CONTENT",
+        "alignment",
+        1000,
+        "sentences not split into clauses",
+    ),
+    (
+        "summarization._claims",
+        "PARAPHRASE_CHANGED_WORDS",
+        "alignment",
+        0,
+        "a paraphrase changes no verb",
+    ),
+    (
+        "summarization._verb_checks",
+        "AGENT_WINDOW",
+        "alignment",
+        1000,
+        '"by" anywhere after a passive verb',
+    ),
+    (
+        "summarization._claims",
+        "NEGATION_SCOPE",
+        "alignment",
+        1000,
+        "a negation bears on its whole clause",
+    ),
+    (
+        "summarization._claims",
+        "ELSEWHERE_CREDIT",
+        "alignment",
+        0.0,
+        "a word from elsewhere counts nothing",
+    ),
+    ("summarization._claims", "EVIDENCE_SENTENCES", "alignment", 1, "evidence is one sentence"),
+    ("_language._text", "MIN_STEM_LETTERS", "alignment", 1, "an ending may leave any stem"),
+    ("_language._text", "MIN_STEM_LETTERS", "coverage", 1, "an ending may leave any stem"),
+    ("summarization._questions", "MIN_FACT_CONTENT", "coverage", 1, "any fact may be asked"),
+    ("summarization._questions", "MAX_FACT_WORDS", "coverage", 1000, "run-ons asked too"),
+    ("summarization._questions", "MIN_RECURRENCE", "coverage", 1, "any phrase may be asked"),
+    ("summarization._facts", "_SUBJECT_WORDS", "coverage", 0, "a verb phrase borrows no subject"),
 )
 
 
@@ -724,11 +758,12 @@ def shown(value: float | range) -> str:
 def clear_caches() -> None:
     """Forget every analysed document, token and stem, so that a changed constant applies to
     all of them."""
-    for info in pkgutil.iter_modules(offline_package.__path__):
-        module = importlib.import_module(f"{offline_package.__name__}.{info.name}")
-        for value in vars(module).values():
-            if callable(getattr(value, "cache_clear", None)):
-                value.cache_clear()
+    for package in (_language, summarization, answer_similarity):
+        for info in pkgutil.iter_modules(package.__path__):
+            module = importlib.import_module(f"{package.__name__}.{info.name}")
+            for value in vars(module).values():
+                if callable(getattr(value, "cache_clear", None)):
+                    value.cache_clear()
 
 
 @contextmanager
@@ -736,7 +771,7 @@ def constants_set(changes: Sequence[tuple[str, str, float]]) -> Iterator[None]:
     """Set module constants of the judge for a while: (module, name, value) each."""
     originals = []
     for module_name, name, value in changes:
-        module = importlib.import_module(f"evaltoolkit.scorers._offline.{module_name}")
+        module = importlib.import_module(f"evaltoolkit.scorers.{module_name}")
         originals.append((module, name, getattr(module, name)))
         setattr(module, name, type(getattr(module, name))(value))
     clear_caches()
@@ -904,7 +939,7 @@ def removals() -> list[Removal]:
         if rule.check is not None
     ]
     for module, name, axis, value, meaning in FIXED_CONSTANTS:
-        original = getattr(importlib.import_module(f"evaltoolkit.scorers._offline.{module}"), name)
+        original = getattr(importlib.import_module(f"evaltoolkit.scorers.{module}"), name)
         how = f"{shown(original)} -> {shown(value)}: {meaning}"
         found.append(Removal(name, axis, frozenset(), ((module, name, value),), how))
     return found
@@ -983,12 +1018,17 @@ def ablation_report(frames: dict[str, pd.DataFrame], resamples: int) -> None:
 # neutral value (module, name, neutral value, what that means). MAX_UNIT_WORDS is a default
 # argument, fixed when the module loads, so it is not set here.
 ANSWER_CONSTANTS: tuple[tuple[str, str, float, str], ...] = (
-    ("_answers", "CHARACTER_SIMILARITY_CHARS", 10**6, "character similarity at any length"),
-    ("_answers", "FUZZY_WORD_LENGTH", 10**6, "a word matches only itself"),
-    ("_answers", "SHORT_ANSWER_WORDS", 0, "no text is a short answer"),
-    ("_answer_index", "PASSAGE_WORDS", 0, "no passage around the best unit"),
-    ("_text", "CITED_YEARS", 0, "no year has a citation marker glued on"),
-    ("_text", "MIN_STEM_LETTERS", 1, "an ending may leave any stem"),
+    (
+        "answer_similarity._offline",
+        "CHARACTER_SIMILARITY_CHARS",
+        10**6,
+        "character similarity at any length",
+    ),
+    ("answer_similarity._offline", "FUZZY_WORD_LENGTH", 10**6, "a word matches only itself"),
+    ("answer_similarity._offline", "SHORT_ANSWER_WORDS", 0, "no text is a short answer"),
+    ("answer_similarity._answer_index", "PASSAGE_WORDS", 0, "no passage around the best unit"),
+    ("_language._text", "CITED_YEARS", 0, "no year has a citation marker glued on"),
+    ("_language._text", "MIN_STEM_LETTERS", 1, "an ending may leave any stem"),
 )
 
 
@@ -1020,7 +1060,7 @@ def answer_ablation_report(path: Path, limit: int | None, resamples: int) -> Non
     print(f"  (95% paired bootstrap interval over items, {resamples} resamples)")
     print(f"    {'constant':<28}{'change':<9}{'interval':<18}{'items':<7}{'set to':<46}decision")
     for module, name, value, meaning in ANSWER_CONSTANTS:
-        original = getattr(importlib.import_module(f"evaltoolkit.scorers._offline.{module}"), name)
+        original = getattr(importlib.import_module(f"evaltoolkit.scorers.{module}"), name)
         with constants_set([(module, name, value)]):
             ablated = answer_scores(frame)
 

@@ -62,8 +62,8 @@ def make_source(text: str, size: int) -> str:
 
 def measure_one(size: int, summary_kind: str, folder: str) -> None:
     """Child process: judge one source and print seconds and peak memory as JSON."""
-    from evaltoolkit.scorers._offline import judge_coverage, judge_source
-    from evaltoolkit.scorers._offline._text import split_sentences
+    from evaltoolkit.scorers._language._text import split_sentences
+    from evaltoolkit.scorers.summarization import judge_coverage, judge_source
 
     source = make_source(corpus(Path(folder) if folder else None), size)
     sentences = split_sentences(source)
@@ -96,8 +96,7 @@ def run_child(size: int, summary_kind: str, folder: Path | None) -> dict[str, fl
 
 def over_limit(folder: Path | None) -> str:
     from evaltoolkit.errors import InputError
-    from evaltoolkit.scorers._offline import judge_source
-    from evaltoolkit.scorers._offline._summarization import MAX_SOURCE_CHARS
+    from evaltoolkit.scorers.summarization import MAX_SOURCE_CHARS, judge_source
 
     source = make_source(corpus(folder), -(MAX_SOURCE_CHARS + 1000))
     started = time.perf_counter()

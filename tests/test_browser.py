@@ -1,22 +1,31 @@
-"""AxisExplorer, PromptTuner and Annotator in a real JupyterLab page, driven in headless Chromium.
+"""The views in a real JupyterLab page, driven in headless Chromium, at 800 and 10,000 items.
 
 The test starts JupyterLab on 127.0.0.1 (free port, token, isolated HOME and Jupyter
-directories), opens a notebook that renders both views on offline-judged demo results plus an
-item whose summary holds a script/img payload, runs every cell through the Run menu, and then
-checks that the widgets rendered, that clicks in the page reach the kernel (the page changes
-with what the kernel computed), that the payload stayed text, and that the page asked nothing
-of any host but 127.0.0.1. In the same server, a second notebook opens the Annotator: three
-items labelled with the keyboard (the labels file checked on disk after each), the judge's
-verdict hidden before labelling and shown after, a payload item shown as text, then a kernel
-restart and a rerun that resumes at the fourth item. Screenshots go to ``artifacts/browser/``
-(gitignored); the test
-prints the folder. See ../shared/notes/browser-tests.md for the set-up and the pitfalls.
+directories) once, and opens two notebooks in it, in a 1440 x 900 viewport:
+
+- ``views.ipynb`` renders the ResultBrowser, the AxisExplorer, the PromptTuner (after a run)
+  and the Annotator on synthetic results of 800 and of 10,000 items (tests/view_data.py: no
+  judge calls), and the offline-judged demo tuner. It checks that each view is at most 900 px
+  tall, that the ResultBrowser's scorer filter shows its choice and filters, that a click on a
+  row opens the item beside the table, that the scatter shows an id in full on hover and
+  that a rectangle dragged over points keeps those rows, that the tuner's verdict is on
+  screen without scrolling, that a script/img payload stays text, and that clicks reach the
+  kernel (edit, Run, Export, offline settings on the demo tuner).
+- ``annotator.ipynb``: three items labelled with the keyboard (the labels file checked on disk
+  after each), the judge's verdict hidden before labelling and shown after, a payload item
+  shown as text, then a kernel restart and a rerun that resumes at the fourth item.
+
+No page asks anything of a host but 127.0.0.1. Screenshots go to ``artifacts/browser/``
+(gitignored). benchmarks/views.py reuses the server and page helpers to time the views. See
+../shared/notes/browser-tests.md for the set-up and the pitfalls.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -43,7 +52,16 @@ SCREENSHOTS = REPO / "artifacts" / "browser"
 PAYLOAD_ID = "payload-item"
 SCRIPT = "<script>alert(1)</script>"
 IMG = "<img src=x onerror=alert(1)>"
-# Generous per-step limits; a healthy run takes 15-25 s in all.
+SIZES = (800, 10_000)
+VIEWPORT = {"width": 1440, "height": 900}
+MAX_VIEW_HEIGHT = 900
+VIEW_CLASSES = {
+    "browser": "evaltoolkit-result-browser",
+    "explorer": "evaltoolkit-axis-explorer",
+    "tuner": "evaltoolkit-prompt-tuner",
+    "annotator": "evaltoolkit-annotator",
+}
+# Generous per-step limits; a healthy run takes 30-40 s in all.
 SERVER_START_S = 60.0
 PAGE_STEP_MS = 60_000
 LOCAL_HOSTS = {"127.0.0.1"}
@@ -89,61 +107,108 @@ def _code_cell(source: str) -> dict[str, Any]:
     }
 
 
-def _notebook() -> dict[str, Any]:
-    payload = {
-        "id": PAYLOAD_ID,
-        "doc_id": "harbour-bridge",
-        "output": (
-            f"The council voted to replace the Harbour Bridge. {SCRIPT} {IMG} "
-            "Engineers found corrosion in 14 of 22 supports."
-        ),
-        "fault": "payload",
-        "human_score": 1,
-    }
-    setup = f"""
-        import json, sys
-        sys.path.insert(0, {str(REPO)!r})
-        import evaltoolkit as et
-        from evaltoolkit.widgets import AxisExplorer, PromptTuner
-
-        with open({str(REPO / "data" / "demo_summaries.jsonl")!r}) as lines:
-            rows = [json.loads(line) for line in lines]
-        rows.append({{**{payload!r}, "input": rows[0]["input"]}})
-        result = et.run_evals(rows, et.create_summarization_scorer(), progress=False)
-        print("scored", len(result), "items")
-    """
-    explorer = """
-        explorer = AxisExplorer(result, threshold=0.3)
-        explorer.select("payload-item")
-        explorer
-    """
-    tuner = """
-        tuner = PromptTuner(et.create_summarization_scorer(), rows, labels="human_score", sample=8)
-        tuner
-    """
-    # Run again after pressing Run in the page: says how the kernel ran the rescoring.
-    how_it_ran = """
-        print("run:", type(tuner.task).__name__, "done" if tuner.task and tuner.task.done() else "")
-        print("verdict:", tuner.verdict)
-    """
+def _metadata() -> dict[str, Any]:
     return {
-        "cells": [
-            _code_cell(setup),
-            _code_cell(explorer),
-            _code_cell(tuner),
-            _code_cell(how_it_ran),
-        ],
-        "metadata": {
-            "kernelspec": {
-                "name": "python3",
-                "display_name": KERNEL_DISPLAY_NAME,
-                "language": "python",
-            },
-            "language_info": {"name": "python"},
+        "kernelspec": {
+            "name": "python3",
+            "display_name": KERNEL_DISPLAY_NAME,
+            "language": "python",
         },
-        "nbformat": 4,
-        "nbformat_minor": 5,
+        "language_info": {"name": "python"},
     }
+
+
+_VIEWS_SETUP = '''
+import json, sys, time
+sys.path[:0] = [REPO, TESTS]
+import evaltoolkit as et
+from evaltoolkit.widgets import Annotator, AxisExplorer, PromptTuner, ResultBrowser
+from view_data import brevity_scorer, demo_rows, synthetic_result, synthetic_rows
+
+sizes, TUNER_SAMPLE, RUN_TUNER = SIZES, SAMPLE, RUN
+results = {size: synthetic_result(size) for size in sizes}
+rows = {size: synthetic_rows(size) for size in sizes}
+rubric = {1: "contradicts the source", 3: "some claims unsupported", 5: "all supported"}
+built = {}
+
+
+def make(kind, size):
+    """Build a view on the data of this size; note how long it took in the kernel."""
+    started = time.perf_counter()
+    if kind == "browser":
+        view = ResultBrowser(results[size])
+    elif kind == "explorer":
+        view = AxisExplorer(results[size])
+    elif kind == "tuner":
+        view = PromptTuner(brevity_scorer(), rows[size], labels="human_score",
+                           sample=min(size, TUNER_SAMPLE), n_bootstrap=20)
+        if RUN_TUNER:
+            view.run()
+    else:
+        view = Annotator(results[size], label="consistency", scale=(1, 5),
+                         path=f"labels_{size}.jsonl", annotator="alice",
+                         rubric=rubric, highlight_shared=True)
+    built[f"{kind}_{size}"] = time.perf_counter() - started
+    return view
+
+
+print("ready", sizes)
+'''
+
+_VIEWS_REPORT = """
+print(json.dumps({
+    "built_s": built,
+    "render_ms": {name: view.scatter.render_ms for name, view in list(globals().items())
+                  if name.startswith("explorer_")},
+    "drawn_points": {name: view.scatter.drawn_points for name, view in list(globals().items())
+                     if name.startswith("explorer_")},
+}))
+"""
+
+_DEMO_TUNER = """
+demo = demo_rows()
+tuner = PromptTuner(et.create_summarization_scorer(), demo, labels="human_score", sample=8)
+tuner
+"""
+
+# Run again after pressing Run in the page: says how the kernel ran the rescoring.
+_HOW_IT_RAN = """
+done = "done" if tuner.task and tuner.task.done() else ""
+print("run:", type(tuner.task).__name__, done)
+print("verdict:", tuner.verdict)
+"""
+
+
+def views_notebook(
+    sizes: tuple[int, ...] = SIZES,
+    *,
+    demo_tuner: bool = True,
+    tuner_sample: int = 2_000,
+    run_tuner: bool = True,
+) -> dict[str, Any]:
+    """A notebook that renders every view on synthetic results of each size.
+
+    Cell 0 builds the data; then, per size, one cell per view (``browser_800``,
+    ``explorer_800``, ``tuner_800``, ``annotator_800``, ...); the tuner runs in its cell (unless
+    ``run_tuner`` is False; on
+    at most ``tuner_sample`` items: rescoring 10,000 items twice takes 13 s on 2 cores, which
+    benchmarks/views.py spends and the test does not). Then the offline-judged demo tuner
+    (pressed in the page), and a cell printing, as JSON, how long each view took to build in
+    the kernel and each scatter's draw time in the page.
+    """
+    setup = _VIEWS_SETUP.replace("REPO, TESTS", f"{str(REPO)!r}, {str(REPO / 'tests')!r}").replace(
+        "SIZES, SAMPLE, RUN", f"{sizes!r}, {tuner_sample!r}, {run_tuner!r}"
+    )
+    cells = [_code_cell(setup)]
+    for size in sizes:
+        cells += [
+            _code_cell(f"{kind}_{size} = make({kind!r}, {size})\n{kind}_{size}")
+            for kind in VIEW_CLASSES
+        ]
+    if demo_tuner:
+        cells += [_code_cell(_DEMO_TUNER), _code_cell(_HOW_IT_RAN)]
+    cells.append(_code_cell(_VIEWS_REPORT))
+    return {"cells": cells, "metadata": _metadata(), "nbformat": 4, "nbformat_minor": 5}
 
 
 @dataclass
@@ -208,7 +273,9 @@ def _wait_until_up(process: subprocess.Popen[bytes], status_url: str, log: Path)
     deadline = time.monotonic() + SERVER_START_S
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            pytest.fail(f"JupyterLab exited with {process.returncode}:\n{log.read_text()[-3000:]}")
+            raise RuntimeError(
+                f"JupyterLab exited with {process.returncode}:\n{log.read_text()[-3000:]}"
+            )
         try:
             with urllib.request.urlopen(status_url, timeout=2) as response:
                 if response.status == 200:
@@ -216,7 +283,9 @@ def _wait_until_up(process: subprocess.Popen[bytes], status_url: str, log: Path)
         except (urllib.error.URLError, ConnectionError, TimeoutError):
             pass
         time.sleep(0.25)
-    pytest.fail(f"JupyterLab did not answer within {SERVER_START_S} s:\n{log.read_text()[-3000:]}")
+    raise RuntimeError(
+        f"JupyterLab did not answer within {SERVER_START_S} s:\n{log.read_text()[-3000:]}"
+    )
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:
@@ -231,16 +300,16 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
         process.wait(timeout=5)
 
 
-@pytest.fixture
-def lab(tmp_path: Path) -> Iterator[Lab]:
-    _require_prerequisites()
-    environment = _isolated_environment(tmp_path)
-    work = tmp_path / "work"
-    work.mkdir()
-    _write_json(work / "widgets.ipynb", _notebook())
-    _write_json(work / "annotator.ipynb", _annotator_notebook())
+@contextlib.contextmanager
+def running_lab(root: Path, notebooks: dict[str, dict[str, Any]]) -> Iterator[Lab]:
+    """JupyterLab serving ``notebooks`` (by file name) from ``root / "work"``, stopped after."""
+    environment = _isolated_environment(root)
+    work = root / "work"
+    work.mkdir(exist_ok=True)
+    for name, notebook in notebooks.items():
+        _write_json(work / name, notebook)
     port, token = _free_port(), "evaltoolkit-browser-test"
-    log = tmp_path / "jupyterlab.log"
+    log = root / "jupyterlab.log"
     with log.open("wb") as output:
         process = subprocess.Popen(
             [
@@ -271,6 +340,15 @@ def lab(tmp_path: Path) -> Iterator[Lab]:
         _stop(process)
 
 
+@pytest.fixture
+def lab(tmp_path: Path) -> Iterator[Lab]:
+    _require_prerequisites()
+    with running_lab(
+        tmp_path, {"views.ipynb": views_notebook(), "annotator.ipynb": _annotator_notebook()}
+    ) as running:
+        yield running
+
+
 def _wait_for_idle_kernel(page: Any) -> None:
     """Wait until the status bar names the kernel and says Idle (the toolbar says so too early).
 
@@ -286,7 +364,7 @@ def _wait_for_idle_kernel(page: Any) -> None:
         if accept.count() and accept.first.is_visible():
             accept.first.click()
         page.wait_for_timeout(200)
-    pytest.fail(f"the kernel never became idle; the status bar says {text!r}")
+    raise AssertionError(f"the kernel never became idle; the status bar says {text!r}")
 
 
 def _run_all_cells(page: Any) -> None:
@@ -305,6 +383,58 @@ def _non_local(urls: list[str]) -> list[str]:
     return outside
 
 
+def launch_browser(playwright: Any, home: Path) -> Any:
+    """Debian's headless Chromium, with a HOME of its own."""
+    browser_home = home / "chromium"
+    browser_home.mkdir(exist_ok=True)
+    return playwright.chromium.launch(
+        executable_path=str(CHROMIUM),
+        headless=True,
+        args=CHROMIUM_FLAGS,
+        env={**os.environ, "HOME": str(browser_home)},
+    )
+
+
+def open_notebook(
+    browser: Any, lab: Lab, name: str, requests: list[str], dialogs: list[str]
+) -> Any:
+    """A 1440 x 900 page on the notebook, its kernel idle, the left sidebar closed."""
+    page = browser.new_page(viewport=VIEWPORT)
+    page.set_default_timeout(PAGE_STEP_MS)
+    page.on("request", lambda request: requests.append(request.url))
+    page.on("websocket", lambda socket: requests.append(socket.url))
+
+    def on_dialog(dialog: Any) -> None:
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    page.on("dialog", on_dialog)
+    page.goto(lab.notebook_url(name, workspace=name.split(".")[0]))
+    _wait_for_idle_kernel(page)
+    sidebar = page.locator("#jp-left-stack")
+    if sidebar.count() and sidebar.is_visible():
+        page.keyboard.press("Control+b")  # a researcher's 1440 px go to the notebook
+    return page
+
+
+def view_locator(page: Any, kind: str, size: int | None = None) -> Any:
+    """The root of a view in the notebook: the one in the cell of ``<kind>_<size>``."""
+    notebook = page.locator(".jp-NotebookPanel:visible")
+    views = notebook.locator(f".jp-OutputArea-output .{VIEW_CLASSES[kind]}")
+    if size is None:
+        return views.last
+    return views.nth(SIZES.index(size))
+
+
+def view_height(page: Any, view: Any) -> float:
+    """The view's height in the page, scrolled to the top of the viewport."""
+    view.scroll_into_view_if_needed()
+    view.evaluate("(element) => element.scrollIntoView({block: 'start'})")
+    box = view.bounding_box()
+    assert box is not None
+    return float(box["height"])
+
+
 def test_widgets_render_respond_and_stay_safe_in_jupyterlab(lab: Lab) -> None:
     from playwright.sync_api import expect, sync_playwright
 
@@ -313,48 +443,50 @@ def test_widgets_render_respond_and_stay_safe_in_jupyterlab(lab: Lab) -> None:
     print(f"\nscreenshots: {SCREENSHOTS}")
     requests: list[str] = []
     dialogs: list[str] = []
-    browser_home = lab.home / "chromium"
-    browser_home.mkdir(exist_ok=True)
     started = time.monotonic()
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM),
-            headless=True,
-            args=CHROMIUM_FLAGS,
-            env={**os.environ, "HOME": str(browser_home)},
-        )
+        browser = launch_browser(playwright, lab.home)
         try:
-            page = browser.new_page(viewport={"width": 1500, "height": 1900})
-            page.set_default_timeout(PAGE_STEP_MS)
-            page.on("request", lambda request: requests.append(request.url))
-            page.on("websocket", lambda socket: requests.append(socket.url))
-
-            def on_dialog(dialog: Any) -> None:
-                dialogs.append(dialog.message)
-                dialog.dismiss()
-
-            page.on("dialog", on_dialog)
-            page.goto(lab.notebook_url("widgets.ipynb"))
-            _wait_for_idle_kernel(page)
+            page = open_notebook(browser, lab, "views.ipynb", requests, dialogs)
+            print(f"page open after {time.monotonic() - started:.1f} s")
             _run_all_cells(page)
-
             notebook = page.locator(".jp-NotebookPanel:visible")
-            explorer = notebook.locator(".jp-OutputArea-output .evaltoolkit-axis-explorer")
-            tuner = notebook.locator(".jp-OutputArea-output .evaltoolkit-prompt-tuner")
-            expect(explorer).to_be_visible()
-            expect(tuner).to_be_visible()
-            _check_explorer_rendered(explorer)
-            _check_payload_is_text(page, explorer)
+            expect(
+                notebook.locator(".jp-CodeCell").last.locator(".jp-OutputArea-output")
+            ).to_contain_text("render_ms")
+            print(f"cells ran after {time.monotonic() - started:.1f} s")
+            print(
+                notebook.locator(".jp-CodeCell").last.locator(".jp-OutputArea-output").inner_text()
+            )
+            heights = {}
+            for size in SIZES:
+                for kind in VIEW_CLASSES:
+                    view = view_locator(page, kind, size)
+                    expect(view).to_be_visible()
+                    if kind == "explorer":  # the scatter has drawn before the shot
+                        expect(view.locator("canvas").first).to_be_visible()
+                    heights[f"{kind}_{size}"] = view_height(page, view)
+                    view.screenshot(path=str(SCREENSHOTS / f"{kind}-{size}.png"))
+                _check_browser(page, view_locator(page, "browser", size), size)
+                _check_explorer(page, view_locator(page, "explorer", size), size)
+                _check_tuner_verdict_on_screen(page, view_locator(page, "tuner", size))
+                _check_annotator_aids(view_locator(page, "annotator", size))
+            print("view heights (px):", heights)
+            _check_every_point_was_drawn(page, notebook)
+            print(f"views checked after {time.monotonic() - started:.1f} s")
+            too_tall = {
+                name: height for name, height in heights.items() if height > MAX_VIEW_HEIGHT
+            }
+            assert too_tall == {}, f"views taller than the {MAX_VIEW_HEIGHT} px screen: {too_tall}"
             page.screenshot(path=str(SCREENSHOTS / "jupyterlab-page.png"))
-            explorer.screenshot(path=str(SCREENSHOTS / "axis-explorer-payload.png"))
 
-            _pick_another_item(explorer)
-            _move_the_threshold(explorer)
+            tuner = view_locator(page, "tuner")
             verdict = _edit_run_and_export(tuner)
             _check_the_run_was_a_kernel_task(page, notebook, verdict)
             tuner.screenshot(path=str(SCREENSHOTS / "prompt-tuner-after-run.png"))
-
             _check_payload_never_ran(page, dialogs)
+            page.close()
+
             annotating = time.monotonic()
             _annotate_restart_and_resume(browser, lab, requests, dialogs)
             print(f"annotator part took {time.monotonic() - annotating:.1f} s")
@@ -369,22 +501,117 @@ def test_widgets_render_respond_and_stay_safe_in_jupyterlab(lab: Lab) -> None:
     print(f"browser part took {time.monotonic() - started:.1f} s, {len(requests)} requests")
 
 
-def _check_explorer_rendered(explorer: Any) -> None:
+def _check_every_point_was_drawn(page: Any, notebook: Any) -> None:
+    """Rerun the report cell: each scatter drew a point per scored item (the failed item has
+    no axes) and said how long its draw took."""
     from playwright.sync_api import expect
 
-    expect(explorer.locator("img.widget-image")).to_have_count(1)
-    expect(explorer.locator(".widget-slider .widget-readout")).to_have_text("0.30")
-    expect(explorer.locator(".widget-select select option").first).to_be_attached()
-    detail = explorer.locator(".widget-html .widget-html-content", has_text="Item payload-item")
-    expect(detail).to_be_visible()
-    expect(detail).to_contain_text("Claims: alignment")
-    expect(detail).to_contain_text("Questions: coverage")
+    report_cell = notebook.locator(".jp-CodeCell").last
+    output = report_cell.locator(".jp-OutputArea-output")
+    report_cell.locator(".jp-InputArea-editor").click()
+    page.keyboard.press("Control+Enter")
+    drawn = ", ".join(f'"explorer_{size}": {size - 1}' for size in SIZES)
+    expect(output).to_contain_text(f'"drawn_points": {{{drawn}}}')
+    report = json.loads(output.inner_text())
+    print("scatter draw (ms):", report["render_ms"], "built in the kernel (s):", report["built_s"])
+    assert all(value >= 0 for value in report["render_ms"].values()), report
 
 
-def _check_payload_is_text(page: Any, explorer: Any) -> None:
+def _table_info(view: Any) -> Any:
+    return view.locator(".ept-info").first
+
+
+def _check_browser(page: Any, view: Any, size: int) -> None:
+    """The scorer filter shows its choice and filters; a click opens the row beside the table;
+    the payload found with the filter box shows as text."""
     from playwright.sync_api import expect
 
-    detail = explorer.locator(".widget-html-content", has_text="Item payload-item")
+    view.scroll_into_view_if_needed()
+    scorer = view.locator(".widget-dropdown select").first
+    # ipywidgets writes a label's spaces as no-break spaces.
+    shown = scorer.evaluate("(select) => select.selectedOptions[0].textContent")
+    assert shown.replace("\xa0", " ") == "all scorers"
+    info = _table_info(view)
+    expect(info).to_contain_text(f"of {2 * size}")
+    scorer.select_option(label="textual-difference")
+    expect(info).to_contain_text(f"of {size} matching ({2 * size} in all)")
+    scorers = view.locator(".ept-table tbody tr td:nth-child(2)")
+    assert set(scorers.all_inner_texts()) == {"textual-difference"}
+    row = view.locator(".ept-table tbody tr").nth(2)
+    item_id = row.locator("td").first.inner_text()
+    row.click()
+    detail = view.locator(".evaltoolkit-browser-detail")
+    expect(detail).to_contain_text(f"{item_id} · textual-difference")
+    table_box, detail_box = view.locator(".ept-table").bounding_box(), detail.bounding_box()
+    assert detail_box["x"] >= table_box["x"] + table_box["width"] - 1, "the detail is not beside"
+    assert detail_box["y"] < table_box["y"] + table_box["height"]
+    scorer.select_option(index=0)
+    expect(info).to_contain_text(f"of {2 * size}")
+    view.locator(".ept-search").fill(PAYLOAD_ID)
+    expect(info).to_contain_text("rows 1-2 of 2 matching")
+    view.locator(".ept-table tbody tr").first.click()
+    expect(detail).to_contain_text(f"{PAYLOAD_ID} · summarization")
+    _check_payload_is_text(page, detail)
+    view.locator(".ept-search").fill("")
+    expect(info).to_contain_text(f"of {2 * size}")
+
+
+def _check_explorer(page: Any, view: Any, size: int) -> None:
+    """A readable scatter, an id in full on hover, a rectangle that keeps its points' rows,
+    a row click that opens the item."""
+    from playwright.sync_api import expect
+
+    view.scroll_into_view_if_needed()
+    overlay = view.locator("canvas.evaltoolkit-scatter-overlay")
+    box = overlay.bounding_box()
+    assert box["width"] >= 400 and box["height"] >= 400, box
+    # Hover the point at alignment 1, coverage 1 (the plot's upper right corner).
+    right, top = box["x"] + box["width"] - 12, box["y"] + 12
+    page.mouse.move(right - 2, top + 2)
+    tip = view.locator(".evaltoolkit-scatter-tip")
+    expect(tip).to_be_visible()
+    assert re.search(r"dm-test-[0-9a-f]+(a7f3)+-M\d\d · alignment", tip.inner_text()), (
+        tip.inner_text()
+    )
+    info = _table_info(view)
+    all_listed = info.inner_text()
+    # Drag a rectangle over the lower right quarter: alignment high, coverage low.
+    page.mouse.move(box["x"] + box["width"] * 0.75, box["y"] + box["height"] * 0.6)
+    page.mouse.down()
+    page.mouse.move(right, box["y"] + box["height"] - 40, steps=4)
+    page.mouse.up()
+    note = view.locator(".widget-html-content", has_text="selected in the scatter")
+    expect(note).to_be_visible()
+    expect(info).not_to_have_text(all_listed)
+    row = view.locator(".ept-table tbody tr").nth(1)
+    item_id = row.locator("td").first.inner_text()
+    row.click()
+    expect(view.locator(".widget-html-content", has_text=f"Item {item_id}")).to_be_visible()
+    view.locator(".widget-button", has_text="clear selection").click()
+    expect(info).to_have_text(all_listed)
+
+
+def _check_tuner_verdict_on_screen(page: Any, view: Any) -> None:
+    """With the tuner's top at the top of the screen, its verdict is on screen."""
+    view.evaluate("(element) => element.scrollIntoView({block: 'start'})")
+    verdict = view.locator(".evaltoolkit-verdict")
+    top = view.bounding_box()["y"]
+    box = verdict.bounding_box()
+    assert box is not None and box["y"] + box["height"] <= top + VIEWPORT["height"], (top, box)
+    assert box["y"] + box["height"] <= VIEWPORT["height"]
+    assert "Verdict (" in verdict.inner_text()
+
+
+def _check_annotator_aids(view: Any) -> None:
+    from playwright.sync_api import expect
+
+    expect(view.locator(".evaltoolkit-rubric-table")).to_contain_text("contradicts the source")
+    assert view.locator(".evaltoolkit-item mark").count() > 0
+
+
+def _check_payload_is_text(page: Any, detail: Any) -> None:
+    from playwright.sync_api import expect
+
     expect(detail).to_contain_text(SCRIPT)
     expect(detail).to_contain_text(IMG)
     assert detail.locator("script").count() == 0
@@ -406,39 +633,6 @@ def _check_no_payload_elements(page: Any) -> None:
 def _check_payload_never_ran(page: Any, dialogs: list[str]) -> None:
     _check_no_payload_elements(page)
     assert dialogs == [], f"a payload ran: dialogs {dialogs}"
-
-
-def _pick_another_item(explorer: Any) -> None:
-    """Choose another item in the list; the kernel renders its detail and a new figure."""
-    from playwright.sync_api import expect
-
-    image = explorer.locator("img.widget-image")
-    figure_before = image.get_attribute("src")
-    select = explorer.locator(".widget-select select")
-    option = select.locator("option").nth(1)
-    item_id = option.inner_text().split()[0]
-    assert item_id != PAYLOAD_ID
-    select.select_option(index=1)
-    expect(explorer.locator(".widget-html-content", has_text=f"Item {item_id}")).to_be_visible()
-    expect(image).not_to_have_attribute("src", figure_before or "")
-
-
-def _move_the_threshold(explorer: Any) -> None:
-    """Type a threshold into the slider's readout; the kernel relists the items."""
-    from playwright.sync_api import expect
-
-    note = explorer.locator(".widget-html-content", has_text="items disagree by at least")
-    expect(note).to_contain_text("at least 0.30")
-    options_before = explorer.locator(".widget-select select option").count()
-    readout = explorer.locator(".widget-slider .widget-readout")
-    readout.click()
-    readout.press("Control+A")
-    readout.type("0.9")
-    readout.press("Enter")
-    expect(note).to_contain_text("at least 0.90")
-    expect(readout).to_have_text("0.90")
-    options_after = explorer.locator(".widget-select select option").count()
-    assert options_after < options_before
 
 
 def _read_verdict(tuner: Any) -> str:
@@ -528,7 +722,7 @@ def _check_the_run_was_a_kernel_task(page: Any, notebook: Any, verdict: str) -> 
     the verdict the page shows is the one the kernel's tuner holds."""
     from playwright.sync_api import expect
 
-    last_cell = notebook.locator(".jp-CodeCell").nth(3)
+    last_cell = notebook.locator(".jp-CodeCell").nth(1 + len(VIEW_CLASSES) * len(SIZES) + 1)
     expect(last_cell.locator(".jp-OutputArea-output")).to_contain_text("run: NoneType")
     last_cell.locator(".jp-InputArea-editor").click()
     page.keyboard.press("Control+Enter")  # run this cell in place
@@ -562,7 +756,7 @@ def _annotator_notebook() -> dict[str, Any]:
     """
     return {
         "cells": [_code_cell(setup), _code_cell(view)],
-        "metadata": _notebook()["metadata"],
+        "metadata": _metadata(),
         "nbformat": 4,
         "nbformat_minor": 5,
     }

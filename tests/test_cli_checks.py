@@ -391,7 +391,7 @@ def test_run_help_names_the_fields_formats_and_defaults(
     for suffix in (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".parquet"):
         assert suffix in text
     flowing = " ".join(text.split())
-    assert "(default: input)" in flowing and "(default: 8)" in flowing
+    assert "(default: input)" in flowing and "(default: 32)" in flowing
     assert "(default: ground_truth or groundTruth)" in flowing
     assert "130 interrupted" in flowing  # the exit statuses are documented
 

@@ -20,7 +20,7 @@ from evaltoolkit.cli import BUDGET_REACHED, main
 from evaltoolkit.errors import ConfigurationError
 from evaltoolkit.judge._litellm_runtime import import_litellm
 from evaltoolkit.records.items import load_items
-from evaltoolkit.runner._estimate import item_cost_high
+from evaltoolkit.runner._estimate import Budget, item_cost_high
 
 DEMO = Path(et.__file__).parent / "_demo_data" / "demo_summaries.jsonl"
 PRICED = "openai/gpt-4o-mini"
@@ -216,8 +216,9 @@ def test_a_budget_stops_starting_items_and_a_rerun_resumes(
     scorer = _scorer(priced_loopback, scripted_price, cache=judge_cache_dir)
     loaded = load_items(items)
     highs = [item_cost_high(item, {"summarization": scorer}) for item in loaded]
-    budget = 2.0
-    assert max(highs) < budget < sum(highs)  # some items fit, not all of them
+    # Each item fits alone; the items cost about $1.19 together, so not all of them fit.
+    budget = 1.0
+    assert max(highs) < budget < sum(highs)
 
     result = et.run_evals(items, scorer, progress=False, concurrency=4, max_cost=budget)
     spent = result.cost
@@ -226,7 +227,7 @@ def test_a_budget_stops_starting_items_and_a_rerun_resumes(
     scored = [s for s in result.results("summarization") if s.not_scored is None]
     assert skipped and scored
     assert all(math.isnan(s.score) and not s.failed and not s.calls for s in skipped)
-    assert skipped[0].not_scored == "not scored: budget of $2.00 reached"
+    assert skipped[0].not_scored == "not scored: budget of $1.00 reached"
     summary = result.scores["summarization"]
     assert (summary.scored, summary.failed, summary.not_scored) == (len(scored), 0, len(skipped))
     frame = result.to_frame()
@@ -249,13 +250,38 @@ def test_the_spend_never_passes_the_budget_by_more_than_the_calls_in_flight(
     items = _demo_items(16)
     scorer = _scorer(loopback_server, scripted_price)
     highs = [item_cost_high(item, {"summarization": scorer}) for item in load_items(items)]
-    for budget in (2.0, 5.0):
+    for budget in (2.0, 3.0):
         result = et.run_evals(items, scorer, progress=False, concurrency=8, max_cost=budget)
         summary = result.scores["summarization"]
         assert result.cost is not None and result.cost <= budget
         assert summary.not_scored > 0 and summary.failed == 0
-        # It stops when the next item's reservation no longer fits, not before.
-        assert summary.scored >= int(budget // max(highs))
+        # It stops when the next item no longer fits even with nothing in flight, not before.
+        results = list(result.results("summarization"))
+        first_skipped = next(n for n, score in enumerate(results) if score.not_scored)
+        assert all(score.not_scored for score in results[first_skipped:])
+        assert result.cost + highs[first_skipped] > budget
+
+
+def test_a_budget_that_fits_the_run_scores_every_item_at_the_default_concurrency(
+    loopback_server: LoopbackServer, scripted_price: str
+) -> None:
+    _script(loopback_server, longest=True)
+    items = _demo_items(16)
+    scorer = _scorer(loopback_server, scripted_price)
+    highs = [item_cost_high(item, {"summarization": scorer}) for item in load_items(items)]
+    budget = 5.0  # the run costs about $4; its 16 reservations together about $12.5
+    assert sum(highs) > 2 * budget
+
+    result = et.run_evals(items, scorer, progress=False, max_cost=budget)
+
+    # Reservations in flight filled the budget; later items waited for them to settle.
+    assert result.scores["summarization"].scored == len(items)
+    assert result.cost is not None and result.cost <= budget
+
+
+def test_the_budget_is_named_as_given() -> None:
+    assert Budget(0.005, {}).message == "not scored: budget of $0.005 reached"
+    assert Budget(2, {}).message == "not scored: budget of $2.00 reached"
 
 
 def test_a_budget_holds_when_a_target_writes_the_outputs(

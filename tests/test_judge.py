@@ -34,6 +34,7 @@ from loopback_server import (
 from evaltoolkit._internal.sync import run_sync
 from evaltoolkit.errors import ConfigurationError, JudgeCallError, JudgeError, JudgeReplyError
 from evaltoolkit.judge._cache import JudgeCache
+from evaltoolkit.judge._cache_key import call_key, key_parameters
 from evaltoolkit.judge._limits import shared_call_limit
 from evaltoolkit.judge._litellm import LiteLLMJudge
 from evaltoolkit.judge._litellm_runtime import LITELLM_LOGGER_NAMES
@@ -412,6 +413,66 @@ def test_rerun_with_a_new_judge_on_a_new_loop_makes_no_request(
     assert second_run == first_run
 
 
+def test_a_rerun_against_the_same_model_behind_a_new_port_makes_no_request(
+    loopback_server: LoopbackServer, make_judge: JudgeFactory, judge_cache_dir: Path
+) -> None:
+    loopback_server.set_responder(answer_valid)
+    first = asyncio.run(make_judge(cache=judge_cache_dir).complete(claims_request()))
+
+    with LoopbackServer(responder=answer_valid) as restarted:  # same host, a new port
+        assert restarted.url != loopback_server.url
+        again = asyncio.run(
+            make_judge(cache=judge_cache_dir, api_base=restarted.url).complete(claims_request())
+        )
+        assert restarted.requests_total == 0
+    assert again.call.cached and again.value == first.value
+    assert loopback_server.requests_total == 1
+
+
+def test_cache_as_names_the_model_across_hosts_and_keeps_two_models_apart(
+    loopback_server: LoopbackServer, make_judge: JudgeFactory, judge_cache_dir: Path
+) -> None:
+    loopback_server.set_responder(answer_valid)
+    asyncio.run(make_judge(cache=judge_cache_dir, cache_as="smollm2").complete(claims_request()))
+
+    # Another host's address (never called: the cache answers) under the same name.
+    moved = make_judge(cache=judge_cache_dir, cache_as="smollm2", api_base="http://10.9.9.9:1/v1")
+    assert asyncio.run(moved.complete(claims_request())).call.cached
+    # Another model behind the same model string and server: its own name, its own calls.
+    other = asyncio.run(
+        make_judge(cache=judge_cache_dir, cache_as="qwen").complete(claims_request())
+    )
+    assert not other.call.cached
+    assert loopback_server.requests_total == 2
+
+
+def test_a_cache_written_with_the_port_in_its_keys_is_still_read(
+    loopback_server: LoopbackServer, make_judge: JudgeFactory, judge_cache_dir: Path
+) -> None:
+    request = claims_request()
+    judge = make_judge(cache=judge_cache_dir)
+    assert judge.cache is not None
+    old_key = call_key(  # the key as it was written before the port was left out
+        model="openai/loopback",
+        api_base=loopback_server.url,
+        step=request.step,
+        parameters=key_parameters(
+            temperature=0.0, seed=None, max_tokens=judge._max_tokens(request), extra={}
+        ),
+        form="json_schema",
+        schema=request.schema,
+        messages=request.messages,
+    )
+    judge.cache.put(
+        old_key, model="openai/loopback", step=request.step, value=VALID_REPLY, raw_reply=None
+    )
+
+    answer = asyncio.run(judge.complete(request))
+
+    assert answer.call.cached and answer.value == VALID_REPLY
+    assert loopback_server.requests_total == 0
+
+
 @pytest.mark.parametrize(
     ("judge_options", "request_change"),
     [
@@ -717,3 +778,21 @@ def test_importing_the_judge_modules_does_not_import_litellm_or_jsonschema() -> 
     )
 
     assert result.stdout.strip() == "[]"
+
+
+def test_creating_a_model_scorer_imports_litellm_in_the_background() -> None:
+    code = (
+        "import sys, evaltoolkit as et\n"
+        "from evaltoolkit.judge import _litellm_runtime as runtime\n"
+        "et.create_summarization_scorer('offline')\n"
+        "print(runtime._import_thread is None, 'litellm' in sys.modules)\n"
+        "et.create_summarization_scorer('openai/gpt-4o-mini', cache=False)\n"
+        "runtime._import_thread.join(120)\n"
+        "print(runtime._litellm_module is sys.modules['litellm'])\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=180
+    )
+
+    # The offline scorer starts nothing; a model scorer's judge starts the import, no call made.
+    assert result.stdout.split() == ["True", "False", "True"]

@@ -47,8 +47,7 @@ SHARED = "evaltoolkit._internal"  # the helpers every layer may import
 MAX_LINES = 900
 # Modules still over MAX_LINES, with their length when listed: the list can only shrink.
 OVER_900_LINES = {
-    "evaltoolkit/widgets/_prompt_tuner.py": 1079,
-    "evaltoolkit/scorers/_offline/_claims.py": 1113,
+    "evaltoolkit/widgets/_prompt_tuner.py": 1003,
     "evaltoolkit/judge/_cache.py": 942,
 }
 FACADE = "evaltoolkit"  # the package root only hands names on; nothing inside imports it

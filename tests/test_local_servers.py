@@ -27,9 +27,9 @@ from evaltoolkit.judge import JudgeRequest
 from evaltoolkit.judge._adaptive import AdaptiveLimit, overloaded
 from evaltoolkit.judge._litellm import LiteLLMJudge
 from evaltoolkit.judge._structured import _remembered, default_max_tokens
-from evaltoolkit.scorers._answer_similarity_prompts import ANALYZE_SCHEMA, EXTRACT_SCHEMA
-from evaltoolkit.scorers._summarization import COVERAGE_STEP
-from evaltoolkit.scorers._summarization_prompts import COVERAGE_SCHEMA
+from evaltoolkit.scorers.answer_similarity._prompts import ANALYZE_SCHEMA, EXTRACT_SCHEMA
+from evaltoolkit.scorers.summarization._prompts import COVERAGE_SCHEMA
+from evaltoolkit.scorers.summarization._scorer import COVERAGE_STEP
 
 LLAMA_CPP_REJECTION = (
     "1 validation error:\n"
@@ -344,10 +344,20 @@ async def rounds_of_successes(limit: AdaptiveLimit) -> list[int]:
     return limits
 
 
+async def replies_near_the_timeout(limit: AdaptiveLimit, seconds: float) -> None:
+    """Calls that succeed after ``seconds`` each: the server's replies queue."""
+    for _ in range(6):
+        ticket = await limit.acquire(ceiling=8)
+        ticket.started -= seconds
+        limit.release(ticket, None)
+
+
 async def test_successes_raise_a_lowered_limit_back_to_the_run_concurrency() -> None:
     limit = AdaptiveLimit("http://127.0.0.1:1/v1")
+    await replies_near_the_timeout(limit, 0.8)
     first = [await limit.acquire(ceiling=8) for _ in range(8)]
-    limit.release(first[0], TimeoutError())
+    first[0].started -= 1.0
+    limit.release(first[0], TimeoutError())  # after 1 s, where replies take 0.8 s: overload
     assert limit.limit == 4  # halved from the 8 in flight
     with pytest.raises(TimeoutError):  # 7 still in flight: a retry waits for the lower limit
         await asyncio.wait_for(limit.acquire(ceiling=8), 0.05)
@@ -364,11 +374,15 @@ async def test_successes_raise_a_lowered_limit_back_to_the_run_concurrency() -> 
 
 async def test_a_timeout_counts_against_its_call_only_at_a_settled_limit() -> None:
     limit = AdaptiveLimit("http://127.0.0.1:2/v1")
+    await replies_near_the_timeout(limit, 0.8)
     queued = [await limit.acquire(ceiling=8) for _ in range(2)]
+    for ticket in queued:
+        ticket.started -= 1.0
     limit.release(queued[0], TimeoutError())
     limit.release(queued[1], TimeoutError())
     assert limit.limit == 1
     alone = await limit.acquire(ceiling=8)
+    alone.started -= 1.0
     limit.release(alone, TimeoutError())
 
     # The first timed out beside a call the server could not serve as well; the call sent
@@ -467,3 +481,31 @@ async def test_a_reply_cut_at_the_token_limit_is_repaired_with_that_reason(
     assert "reached the token limit (max_tokens)" in repair[-1]["content"]
     # The long, broken reply is not sent back: it would crowd a small model's context out.
     assert all("because because" not in str(message["content"]) for message in repair)
+
+
+def test_cache_as_on_the_command_line_reuses_a_cache_on_another_host(
+    loopback_server: LoopbackServer, tmp_path: Path
+) -> None:
+    from evaltoolkit.cli import main
+
+    loopback_server.set_responder(dialect(lambda form: None))
+    data = tmp_path / "items.jsonl"
+    data.write_text("".join(json.dumps(item) + "\n" for item in ITEMS[:2]))
+
+    def run(api_base: str, *extra: str) -> int:
+        return main(
+            [
+                "run", str(data), "--scorer", "answer-similarity", "--model", "openai/local",
+                "--api-base", api_base, "--cache-dir", str(tmp_path / "cache"), "--no-progress",
+                "--out", str(tmp_path / "out.csv"), *extra,
+            ]
+        )  # fmt: skip
+
+    assert run(loopback_server.url, "--cache-as", "smollm2") == 0
+    made = loopback_server.requests_total
+    assert made >= 3  # identical calls of the two items are sent once
+    other_host = loopback_server.url.replace("127.0.0.1", "localhost")
+    assert run(other_host, "--cache-as", "smollm2") == 0
+    assert loopback_server.requests_total == made  # the cache answered: same name
+    assert run(other_host) == 0
+    assert loopback_server.requests_total == 2 * made  # another host, no name: asked again

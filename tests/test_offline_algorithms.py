@@ -1,4 +1,4 @@
-"""Behaviour of the offline judge's algorithms (evaltoolkit.scorers._offline)."""
+"""Behaviour of the offline judges' algorithms (scorers.summarization, .answer_similarity)."""
 
 from __future__ import annotations
 
@@ -16,23 +16,22 @@ from hypothesis import strategies as st
 
 from evaltoolkit.errors import ConfigurationError, InputError
 from evaltoolkit.scorers import ANSWER_THRESHOLD
-from evaltoolkit.scorers._offline import (
-    OFFLINE_RULES,
-    analyze_units,
-    extract_units,
-    judge_coverage,
-    judge_source,
-)
-from evaltoolkit.scorers._offline._claims import CLAIM_RULES
-from evaltoolkit.scorers._offline._questions import QUESTION_RULES
-from evaltoolkit.scorers._offline._settings import (
+from evaltoolkit.scorers._language._text import split_sentences, stem, tokenize
+from evaltoolkit.scorers._offline_settings import (
     OfflineRule,
     RuleKind,
-    SummarizationOfflineSettings,
     rule_named,
     rules_of_kind,
 )
-from evaltoolkit.scorers._offline._text import split_sentences, stem, tokenize
+from evaltoolkit.scorers.answer_similarity import analyze_units, extract_units
+from evaltoolkit.scorers.summarization import (
+    OFFLINE_RULES,
+    SummarizationOfflineSettings,
+    judge_coverage,
+    judge_source,
+)
+from evaltoolkit.scorers.summarization._claims import CLAIM_RULES
+from evaltoolkit.scorers.summarization._questions import QUESTION_RULES
 
 QUESTION_FRAMES = ("Does the text say that ", "Does the text mention ")
 CLAIM_RULE_NAMES = {rule.name for rule in OFFLINE_RULES if rule.verdicts == "claim"}
@@ -105,7 +104,7 @@ def test_claim_with_a_number_from_elsewhere_in_the_source_is_unsupported() -> No
 def test_a_common_word_from_elsewhere_in_the_source_counts_in_part_a_name_not_at_all(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from evaltoolkit.scorers._offline import _claims as claims_module
+    from evaltoolkit.scorers.summarization import _claims as claims_module
 
     source = (
         "Steve Bruce is adamant he can keep Hull City in the Premier League after a defeat by "
@@ -792,7 +791,7 @@ def _long_source(words: int) -> str:
 def _count_work(monkeypatch: pytest.MonkeyPatch, source: str, summary: str) -> int:
     """How many times the judge weighs a claim against source sentences or compares a
     question with summary sentences (its expensive inner steps)."""
-    from evaltoolkit.scorers._offline import _claims, _questions
+    from evaltoolkit.scorers.summarization import _claims, _questions
 
     calls = {"count": 0}
 
@@ -829,7 +828,7 @@ def test_cost_grows_about_linearly_with_the_texts(
 
 
 def test_a_text_over_the_size_limit_is_refused_with_an_item_error() -> None:
-    from evaltoolkit.scorers._offline._summarization import MAX_SOURCE_CHARS, MAX_SUMMARY_CHARS
+    from evaltoolkit.scorers.summarization._offline import MAX_SOURCE_CHARS, MAX_SUMMARY_CHARS
 
     with pytest.raises(InputError) as raised:
         judge_source("word " * (MAX_SOURCE_CHARS // 5 + 1), "A summary.", 10)
@@ -1305,7 +1304,8 @@ def test_same_input_gives_the_same_output() -> None:
 
 _DETERMINISM_SCRIPT = """
 import json, sys
-from evaltoolkit.scorers._offline import analyze_units, extract_units, judge_coverage, judge_source
+from evaltoolkit.scorers.answer_similarity import analyze_units, extract_units
+from evaltoolkit.scorers.summarization import judge_coverage, judge_source
 source, summary = sys.argv[1], sys.argv[2]
 step1 = judge_source(source, summary, 4)
 units = extract_units(summary, "John Smith, Jane Doe, and Boston", "who?")

@@ -12,13 +12,13 @@ from hypothesis import strategies as st
 
 from evaltoolkit import create_answer_similarity_scorer
 from evaltoolkit.errors import InputError
-from evaltoolkit.scorers._offline import (
+from evaltoolkit.scorers._language import _text as text_module
+from evaltoolkit.scorers.answer_similarity import (
     AnswerSimilarityOfflineSettings,
-    _answers,
     analyze_units,
     extract_units,
 )
-from evaltoolkit.scorers._offline import _text as text_module
+from evaltoolkit.scorers.answer_similarity import _offline as _answers
 
 # The scorer's formula with its default options, as in test_offline_algorithms.py.
 _CREDIT = {"exact": 1.2, "semantic": 0.8, "partial": 0.4, "missing": -0.15}
@@ -71,7 +71,7 @@ def test_a_degenerate_answer_is_a_unit_and_matches_itself(answer: str) -> None:
 
 
 def test_normalisation_never_empties_a_unit() -> None:
-    from evaltoolkit.scorers._offline._answer_text import NormalisedUnit
+    from evaltoolkit.scorers.answer_similarity._answer_text import NormalisedUnit
 
     for unit in ["A", "the", "An", "-", "?!", "\U0001f600 \U0001f600", "A.", "(a)"]:
         assert NormalisedUnit.of(unit).tokens, unit
@@ -158,7 +158,7 @@ def test_a_run_on_clause_is_cut_into_units_of_bounded_length() -> None:
 
 
 def test_a_run_of_letters_longer_than_any_word_matches_only_itself() -> None:
-    from evaltoolkit.scorers._offline._answer_words import WordIndex
+    from evaltoolkit.scorers.answer_similarity._answer_words import WordIndex
 
     run = "ab" * 30
     index = WordIndex([run, run[:-1], "bennet"], _answers._words_match)
@@ -350,7 +350,7 @@ def _reference_sentences(text: str) -> list[str]:
 @settings(max_examples=300, deadline=None)
 @given(_PROSE)
 def test_linear_sentence_and_clause_splitting_equals_the_shared_functions(text: str) -> None:
-    from evaltoolkit.scorers._offline import _answer_text
+    from evaltoolkit.scorers.answer_similarity import _answer_text
 
     assert text_module.split_sentences(text) == _reference_sentences(text)
     for sentence in text_module.split_sentences(text):
@@ -362,7 +362,7 @@ def test_linear_sentence_and_clause_splitting_equals_the_shared_functions(text: 
 @settings(max_examples=200, deadline=None)
 @given(_PROSE)
 def test_token_kinds_equal_the_token_properties(text: str) -> None:
-    from evaltoolkit.scorers._offline._answer_text import is_content, is_value
+    from evaltoolkit.scorers.answer_similarity._answer_text import is_content, is_value
 
     for token in text_module.tokenize(text):
         assert is_content(token) == token.is_content

@@ -28,7 +28,7 @@ def test_dropping_key_phrase_questions_reads_as_worse_not_kept() -> None:
     assert tuner.split is not None
     assert tuner.split.value_counts().to_dict() == {"tune": 400, "test": 400}
     tuner.sliders["mention_share"].value = 0.0
-    comparison = tuner.run_sync()
+    comparison = tuner.run()
     assert comparison.groupby("part")["doc_id"].nunique().to_dict() == {"tune": 25, "test": 25}
 
     # The default reading, per document: the test interval includes 0, so it cannot tell,

@@ -7,6 +7,7 @@ import json
 import re
 import subprocess
 import sys
+import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -105,6 +106,46 @@ def _table_rows(markup: str, css_class: str) -> list[list[str]]:
     ]
 
 
+# The paged table ---------------------------------------------------------------------------
+
+
+def _paged(values: list[Any], page_size: int = 3) -> Any:
+    from evaltoolkit.widgets._paged_table import Column, PagedTable
+
+    table = PagedTable(
+        [Column("name", "name"), Column("value", "value", numeric=True)], page_size=page_size
+    )
+    frame = pd.DataFrame({"name": [f"row-{i}" for i in range(len(values))], "value": values})
+    table.set_frame(frame)
+    return table
+
+
+def test_the_paged_table_sorts_with_missing_values_last_both_ways() -> None:
+    table = _paged([0.5, float("nan"), 0.1, None, 0.9, "n/a"])
+    assert table.total == 6 and table.row_keys == [0, 1, 2]  # data order, one page
+    table.sort_key = "value"
+    assert table.order == [2, 0, 4, 5, 1, 3]  # numbers, then text, then missing
+    table.descending = True
+    assert table.order[:3] == [5, 4, 0] and set(table.order[-2:]) == {1, 3}
+    assert table.rows[0] == ["row-5", "n/a"]
+
+
+def test_the_paged_table_pages_filters_and_shows_a_row() -> None:
+    table = _paged([float(i) for i in range(10)])
+    table.page = 3
+    assert table.row_keys == [9] and table.rows == [["row-9", "9.000"]]
+    table.page = 99  # past the end: the last page
+    assert table.page == 3
+    table.set_mask([i % 2 == 0 for i in range(10)])  # a view's own filter
+    assert table.order == [0, 2, 4, 6, 8] and table.page == 0
+    table.query = "ROW-6"  # the filter box, case-insensitive, over text columns
+    assert table.order == [6]
+    table.query = ""
+    table.show_row(8)
+    assert (table.page, table.selected) == (1, 8)
+    assert table.page_of(3) is None  # left out by the mask
+
+
 # AxisExplorer ------------------------------------------------------------------------------
 
 
@@ -122,14 +163,20 @@ def test_axis_explorer_lists_the_disagreeing_items_most_disagreeing_first(
     )
 
 
-def test_moving_the_slider_relists_and_redraws(summaries: EvalResult) -> None:
+def _ids_in_table(view: Any) -> list[str]:
+    """The item ids of every row the view's paged table keeps, in table order."""
+    return [str(view._rows[key].item_id) for key in view.table.order]
+
+
+def test_moving_the_slider_relists_and_moves_the_band(summaries: EvalResult) -> None:
     explorer = AxisExplorer(summaries, threshold=0.3)
-    before_png = explorer.figure.value
     explorer.threshold.value = 0.8
     assert explorer.items == _expected_listing(summaries, 0.8)
     assert len(explorer.items) < len(_expected_listing(summaries, 0.3))
-    assert explorer.item_list.options[0][0].startswith(explorer.items[0])
-    assert explorer.figure.value != before_png  # the threshold band moved
+    # The table pages through the listed items, most disagreeing first.
+    assert _ids_in_table(explorer) == [str(item_id) for item_id in explorer.items]
+    assert explorer.table.rows[0][0] == str(explorer.items[0])
+    assert explorer.scatter.threshold == 0.8  # the band drawn in the page moved
     explorer.threshold.value = 0.0
     assert len(explorer.items) == 17
 
@@ -188,15 +235,44 @@ def test_selecting_an_item_shows_its_texts_claims_questions_and_reason(
     assert str(escape(str(score.reason))) in detail
 
 
-def test_picking_in_the_list_selects_like_a_click(summaries: EvalResult) -> None:
+def test_clicking_a_row_or_a_point_selects_the_item(summaries: EvalResult) -> None:
     explorer = AxisExplorer(summaries, threshold=0.3)
-    png = explorer.figure.value
-    second = explorer.item_list.options[1][1]
-    explorer.item_list.value = second
+    second = explorer.table.row_keys[1]
+    explorer.table.selected = second  # what a click on the row sends
     assert explorer.selected == explorer.items[1]
     assert f"Item {explorer.items[1]}" in explorer.detail.value
-    assert explorer.figure.value != png  # the ring moved to the new item
-    assert bytes(explorer.figure.value).startswith(b"\x89PNG")
+    assert explorer.scatter.highlight == second  # the ring moved to the new item
+    third = explorer.table.row_keys[2]
+    explorer.scatter.clicked = third  # what a click on the point sends
+    assert explorer.selected == explorer.items[2]
+    assert explorer.table.selected == third
+
+
+def test_a_rectangle_over_points_keeps_those_rows(summaries: EvalResult) -> None:
+    explorer = AxisExplorer(summaries, threshold=0.0)
+    chosen = explorer.items[3:6]
+    explorer.select_points(chosen)  # as a rectangle dragged over them sends
+    assert explorer.items == chosen
+    assert _ids_in_table(explorer) == [str(item_id) for item_id in chosen]
+    assert explorer.selected == chosen[0]
+    assert "among the 3 selected in the scatter" in explorer.listing_note.value
+    explorer.clear_button.click()
+    assert len(explorer.items) == 17
+
+
+def test_the_scatter_is_readable_and_carries_every_point_and_full_id() -> None:
+    from view_data import synthetic_result
+
+    result = synthetic_result(10_000)
+    explorer = AxisExplorer(result)
+    scatter = explorer.scatter
+    assert scatter.width >= 400 and scatter.height >= 400
+    assert len(scatter.x) == len(scatter.y) == len(scatter.ids) == 10_000
+    long_id = str(result.items[5].item_id)
+    assert len(long_id) > 40 and scatter.ids[5] == long_id  # whole, for the hover
+    assert [c["name"] for c in scatter.categories] == ["alignment", "coverage", "tie", "failed"]
+    assert scatter.x[1] is None and scatter.kind[1] == 3  # the failed item: no axes
+    assert len(explorer.table.rows) == explorer.table.page_size  # one page reaches the page
 
 
 def test_the_payload_shows_as_text(summaries: EvalResult) -> None:
@@ -264,11 +340,17 @@ def test_axis_explorer_reprs_and_errors(summaries: EvalResult, with_failures: Ev
 
 def test_result_browser_filters_by_scorer(with_failures: EvalResult) -> None:
     browser = ResultBrowser(with_failures, max_rows=100)
+    # The filter shows its choice (a value of None once rendered it blank).
+    assert browser.scorer_filter.index == 0
+    assert browser.scorer_filter.label == "all scorers"
     assert browser.matching == 2 * 19
     browser.scorer_filter.value = "textual-difference"
     assert browser.matching == 19
     assert {scorer for _, scorer in browser.visible} == {"textual-difference"}
-    assert "showing 19 of 19 matching rows (38 in all)" in browser.table.value
+    assert (browser.table.total, browser.table.all_rows) == (19, 38)
+    assert {row[1] for row in browser.table.rows} == {"textual-difference"}
+    browser.scorer_filter.label = "all scorers"
+    assert browser.matching == 38
 
 
 def test_result_browser_score_range_and_failed_only(with_failures: EvalResult) -> None:
@@ -283,7 +365,7 @@ def test_result_browser_score_range_and_failed_only(with_failures: EvalResult) -
     browser.score_range.value = (browser.score_range.min, browser.score_range.max)
     browser.failed_only.value = True
     assert browser.visible == [("no-output", "summarization"), ("bad-coverage", "summarization")]
-    assert "[coverage] the coverage reply never validated" in browser.table.value
+    assert "[coverage] the coverage reply never validated" in browser.table.rows[1][-1]
 
 
 def test_result_browser_sorts_both_ways_with_missing_scores_last(
@@ -301,8 +383,22 @@ def test_result_browser_sorts_both_ways_with_missing_scores_last(
     ascending = [score for score in _scores_of(browser, with_failures) if score == score]
     assert ascending == sorted(ascending)
     browser.sort_by.value = "alignment_score"
-    assert "alignment_score" in browser.table.value  # the sort column is shown
-    assert "sorted by alignment_score, ascending" in browser.table.value
+    assert browser.table.sort_key == "alignment_score"
+    alignments = [with_failures_alignment(with_failures, key) for key in browser.visible]
+    known = [value for value in alignments if value == value]
+    assert known == sorted(known)
+    assert all(value != value for value in alignments[-2:])  # the failed rows, last
+    # A header clicked in the page sorts the same way and moves the controls.
+    browser.table.sort_key = "score"
+    assert browser.sort_by.value == "score"
+    browser.table.descending = True
+    assert browser.descending.value is True
+
+
+def with_failures_alignment(result: EvalResult, key: tuple[Any, str]) -> float:
+    item = next(item for item in result if item.item_id == key[0])
+    value = item.scorer_results[key[1]].details.get("alignment_score")
+    return float("nan") if value is None else float(value)
 
 
 def _scores_of(browser: ResultBrowser, result: EvalResult) -> list[float]:
@@ -342,12 +438,20 @@ def test_result_browser_shows_the_rule_behind_each_verdict_escaped() -> None:
     assert [row[3] for row in _table_rows(detail, "evaltoolkit-questions")] == ["answered"]
 
 
-def test_result_browser_caps_the_rows_it_shows(with_failures: EvalResult) -> None:
+def test_result_browser_sends_one_page_at_a_time(with_failures: EvalResult) -> None:
     browser = ResultBrowser(with_failures, max_rows=5)
-    assert len(browser.visible) == 5
-    assert len(_table_rows(browser.table.value, "evaltoolkit-results")) == 5
-    assert "showing 5 of 38 matching rows (38 in all)" in browser.table.value
-    assert len(browser.item_picker.options) == 5
+    assert len(browser.visible) == 38 and len(browser.page) == 5
+    assert len(browser.table.rows) == 5
+    browser.table.page = 7  # the last page holds the last 3 rows
+    assert browser.page == browser.visible[35:]
+    assert len(browser.table.rows) == 3
+    browser.table.query = "bad-cov"  # the filter box
+    assert browser.table.page == 0
+    assert browser.page == [
+        ("bad-coverage", "summarization"),
+        ("bad-coverage", "textual-difference"),
+    ]
+    assert browser.matching == 2
 
 
 def test_result_browser_detail_shows_the_error_and_the_raw_replies(
@@ -384,12 +488,12 @@ def test_result_browser_picker_and_frame_input(with_failures: EvalResult, tmp_pa
     browser.scorer_filter.value = "summarization"
     browser.failed_only.value = True
     assert browser.visible == [("no-output", "summarization"), ("bad-coverage", "summarization")]
-    browser.item_picker.value = browser.item_picker.options[1][1]
+    browser.table.selected = browser.table.row_keys[1]  # a click on the second row
     assert browser.picked == ("bad-coverage", "summarization")
     detail = browser.detail.value
     assert "Failed at step coverage" in detail
     assert "[oops &lt;b&gt;bold&lt;/b&gt;" in detail  # the failed call's raw reply, from the frame
-    assert "ResultBrowser(38 rows, 2 matching, showing 2" in repr(browser)
+    assert "ResultBrowser(38 rows, 2 matching, 20 a page" in repr(browser)
     with pytest.raises(KeyError):
         browser.show("nope")
     with pytest.raises(ConfigurationError, match="max_rows"):
@@ -446,7 +550,7 @@ def test_the_answer_similarity_thresholds_are_tuned_in_the_offline_settings_tab(
     tuner.sliders["partial_coverage"].value = 0.1
     tuned = tuner.tuned_scorer()
     assert tuned.offline_settings.partial_coverage == pytest.approx(0.1)
-    comparison = tuner.run_sync().set_index("item_id")
+    comparison = tuner.run().set_index("item_id")
     assert comparison.loc[1, "after"] > comparison.loc[1, "before"]
     assert comparison.loc[2, "after"] == comparison.loc[2, "before"]
     tuner.export()
@@ -469,7 +573,7 @@ def test_the_offline_settings_tab_reruns_and_reports_the_agreement(
 
     tuner.sliders["claim_support"].value = 1.0
     tuner.sliders["answer_share"].value = 1.0
-    comparison = tuner.run_sync()
+    comparison = tuner.run()
 
     # The same run, by hand, with the settings the sliders now hold.
     strict = scorer.with_offline_settings({"claim_support": 1.0, "answer_share": 1.0})
@@ -522,17 +626,26 @@ def test_run_rescores_the_sample_and_shows_the_change_and_agreement(
     assert sorted(comparison.item_id) == sorted(tuner.items)
     assert (comparison.change == 0).all()  # the offline judge ignores prompts
     assert tuner.progress.value == tuner.progress.max == 32  # before and after runs
-    table_rows = _table_rows(tuner.results.value, "evaltoolkit-score-change")
-    assert len(table_rows) == 16
+    table = tuner.items_table  # below the verdict, a page at a time
+    assert (table.total, len(table.rows)) == (16, 8)
     first = comparison.iloc[0]
-    assert table_rows[0] == [
+    assert [column["key"] for column in table.columns] == list(comparison.columns)
+    assert table.rows[0] == [
         str(first.item_id),
         f"{first.before:.3f}",
         f"{first.after:.3f}",
         "0.000",
         str(first.human_score),
+        first.doc_id,
         first.part,
     ]
+    # The verdict comes first, then the agreement on each part.
+    results = tuner.results.value
+    assert results.index("evaltoolkit-verdict") < results.index("evaltoolkit-agreement")
+    children = tuner.widget.children
+    assert children.index(tuner.results) < next(
+        position for position, child in enumerate(children) if _holds(child, tuner.items_table)
+    )
     status = tuner.status.value
     assert "Scored 16 items before and after: 0 changed" in status
     assert "Edited templates: coverage" in status
@@ -565,7 +678,7 @@ def test_boolean_labels_add_auroc(tmp_path: Path) -> None:
         sample=10,
         n_bootstrap=0,
     )
-    comparison = tuner.run_sync()
+    comparison = tuner.run()
     assert len(comparison) == 10
     assert tuner.agreement is not None
     assert list(tuner.agreement.metric) == ["spearman", "kendall", "pearson", "auroc"] * 2
@@ -621,14 +734,28 @@ def test_a_broken_template_is_reported_not_run(rows: list[dict[str, Any]]) -> No
         tuner.export()
 
 
-async def test_run_inside_an_event_loop_does_not_block(rows: list[dict[str, Any]]) -> None:
+def _holds(container: Any, widget: Any) -> bool:
+    if container is widget:
+        return True
+    return any(_holds(child, widget) for child in getattr(container, "children", ()))
+
+
+async def test_the_run_button_starts_a_task_and_run_blocks(rows: list[dict[str, Any]]) -> None:
     tuner = PromptTuner(et.create_summarization_scorer(), rows, labels="human_score", sample=6)
     tuner.run_button.click()
     task = tuner.task
     assert isinstance(task, asyncio.Task)
     assert not task.done()  # scheduled on the running loop; click() returned at once
-    assert tuner.run() is task  # a second press while running joins the same run
+    assert tuner.start() is task  # a second press while running joins the same run
     comparison = await task
+    # run() blocks like every other run, here too, and says nothing; run_sync() is deprecated.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        blocked = tuner.run()
+    with pytest.warns(DeprecationWarning, match=r"run\(\) blocks now"):
+        assert list(tuner.run_sync().item_id) == list(comparison.item_id)
+    assert isinstance(blocked, pd.DataFrame)
+    assert list(blocked.item_id) == list(comparison.item_id)
     assert len(comparison) == 6
     assert tuner.run_button.disabled is False
     again = await tuner.arun()
@@ -636,6 +763,20 @@ async def test_run_inside_an_event_loop_does_not_block(rows: list[dict[str, Any]
     with pytest.warns(DeprecationWarning, match=r"arun\(\)"):
         old_name = await tuner.run_async()
     assert list(old_name.item_id) == list(comparison.item_id)
+
+
+def test_a_large_run_sends_about_a_hundred_progress_updates() -> None:
+    # Each widget update is a message to the page; 20,000 of them held a 10,000-item run in
+    # JupyterLab for minutes.
+    from view_data import brevity_scorer, synthetic_rows
+
+    tuner = PromptTuner(brevity_scorer(), synthetic_rows(1_000), sample=1_000, n_bootstrap=0)
+    values: list[int] = []
+    tuner.progress.observe(lambda change: values.append(change["new"]), names="value")
+    tuner.run()
+    assert values[-1] == tuner.progress.max == 2_000  # the bar ends full
+    assert values == sorted(values) and 95 <= len(values) <= 102
+    assert tuner.progress.description == "2000/2000"
 
 
 def test_the_sample_is_seeded_and_in_data_order(rows: list[dict[str, Any]]) -> None:
@@ -753,7 +894,7 @@ def test_an_edit_that_helps_the_tune_part_is_judged_on_the_test_part(
     tuner = _rating_tuner(on_test)
     assert tuner.split is not None and tuner.group == "doc_id"
     tuner.textareas["rate"].value = _RATING_STEP.prompt + " " + _HELPFUL_EDIT
-    comparison = tuner.run_sync()
+    comparison = tuner.run()
     # One document never sits on both sides of the split.
     assert comparison.groupby("doc_id")["part"].nunique().max() == 1
     assert set(comparison["part"]) == {"tune", "test"}
@@ -816,7 +957,7 @@ def test_an_edit_that_flattens_every_test_document_says_so() -> None:
         )
         tuner.sliders["claim_support"].value = 1.0
         tuner.sliders["answer_share"].value = 0.9
-        comparison = tuner.run_sync()
+        comparison = tuner.run()
         test = comparison[comparison.part == "test"]
         assert test.groupby("doc_id")["after"].nunique().max() == 1
         assert test.groupby("doc_id")["before"].nunique().max() > 1
@@ -840,7 +981,7 @@ def test_the_verdict_reads_the_axis_and_level_the_user_chose() -> None:
         scorer, data, labels="human_score", sample=16, n_bootstrap=0, axis="coverage"
     )
     coverage.sliders["answer_share"].value = 0.9
-    comparison = coverage.run_sync()
+    comparison = coverage.run()
     run = et.run_evals(data, scorer, progress=False)
     by_id = {item.item_id: item.scorer_results["summarization"] for item in run}
     assert list(comparison.before) == [
@@ -864,7 +1005,7 @@ def test_the_verdict_reads_the_axis_and_level_the_user_chose() -> None:
     pooled = PromptTuner(
         scorer, data, labels="human_score", sample=16, n_bootstrap=0, level="pooled"
     )
-    pooled.run_sync()
+    pooled.run()
     assert "Verdict (pooled Spearman of the final score)" in pooled.results.value
     assert pooled.agreement is not None and set(pooled.agreement.level) == {"pooled"}
     with pytest.raises(ConfigurationError, match="no axis 'relevance'; choose one of score"):
@@ -875,12 +1016,48 @@ def test_the_verdict_reads_the_axis_and_level_the_user_chose() -> None:
         PromptTuner(scorer, data, labels="human_score", level="document")
 
 
+def test_the_axis_and_level_pickers_reread_the_last_run_without_rescoring() -> None:
+    scorer = et.create_summarization_scorer()
+    data = DATA / "demo_summaries.jsonl"
+    tuner = PromptTuner(scorer, data, labels="human_score", sample=16, n_bootstrap=0)
+    # The choice is on screen: the scorer's axes, and the levels these items support.
+    assert list(tuner.axis_picker.options) == ["score", "alignment", "coverage"]
+    assert [value for _, value in tuner.level_picker.options] == ["per_group", "pooled"]
+    assert "The verdict reads the final score, per document (doc_id)." in tuner.choice_note.value
+    tuner.sliders["answer_share"].value = 0.9
+    tuner.run()
+    scored = tuner.progress.value
+    tuner.axis_picker.value = "coverage"
+    tuner.level_picker.value = "pooled"
+    assert (tuner.axis, tuner.level) == ("coverage", "pooled")
+    assert tuner.progress.value == scored  # read again, not rescored
+    assert "Verdict (pooled Spearman of the coverage axis)" in tuner.results.value
+    assert tuner.agreement is not None and set(tuner.agreement.level) == {"pooled"}
+    fresh = PromptTuner(
+        scorer,
+        data,
+        labels="human_score",
+        sample=16,
+        n_bootstrap=0,
+        axis="coverage",
+        level="pooled",
+    )
+    fresh.sliders["answer_share"].value = 0.9
+    fresh.run()
+    assert fresh.comparison is not None and tuner.comparison is not None
+    assert list(tuner.comparison.before) == list(fresh.comparison.before)
+    assert fresh.agreement is not None
+    assert list(tuner.agreement.after) == list(fresh.agreement.after)
+    with pytest.raises(ConfigurationError, match="level 'system' is not available"):
+        tuner.choose(level="system")
+
+
 def test_the_tuner_says_what_it_cannot_measure(rows: list[dict[str, Any]]) -> None:
     scorer = et.create_summarization_scorer()
     unlabelled = PromptTuner(scorer, rows, sample=16)
     assert unlabelled.split is None
     assert "cannot measure agreement with human labels" in unlabelled.split_view.value
-    unlabelled.run_sync()
+    unlabelled.run()
     assert unlabelled.agreement is None and unlabelled.verdict is None
     assert "evaltoolkit-agreement" not in unlabelled.results.value
     # The first 8 demo summaries come from 3 documents: too few for two parts of 2.
@@ -888,7 +1065,7 @@ def test_the_tuner_says_what_it_cannot_measure(rows: list[dict[str, Any]]) -> No
     assert few.split is None
     assert "3 groups of &#39;doc_id&#39;" in few.split_view.value
     assert "it needs at least 4" in few.split_view.value
-    few.run_sync()
+    few.run()
     assert few.agreement is not None and set(few.agreement.part) == {"all"}
     assert few.verdict is None
     assert "No verdict" in few.results.value
@@ -901,6 +1078,8 @@ def test_the_tuner_says_what_it_cannot_measure(rows: list[dict[str, Any]]) -> No
     )
     with pytest.raises(ConfigurationError, match="test_share"):
         PromptTuner(scorer, rows, labels="human_score", test_share=1.0)
+    # Outside an event loop, run() returns the comparison too.
+    assert list(unlabelled.run().columns)[:4] == ["item_id", "before", "after", "change"]
     with pytest.raises(ConfigurationError, match="no 'topic' field"):
         PromptTuner(scorer, rows, labels="human_score", group="topic")
 
@@ -923,10 +1102,11 @@ def test_the_split_and_verdict_are_escaped() -> None:
         group="doc_id",
         n_bootstrap=20,
     )
-    tuner.run_sync()
+    tuner.run()
     for markup in (tuner.intro.value, tuner.results.value, tuner.status.value):
         assert "<script" not in markup.lower() and "<img" not in markup.lower()
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;-0" in tuner.results.value
+    # The ids reach the page as text cells of the paged table (set as textContent there).
+    assert any(row[0].startswith(SCRIPT) for row in tuner.items_table.rows)
 
 
 def _model_judge_replies(strict_marker: str) -> Mapping[str, Callable[[dict[str, Any]], Any]]:
@@ -972,7 +1152,7 @@ def test_with_a_model_judge_edits_change_scores_and_unchanged_calls_are_cached(
     tuner = PromptTuner(scorer, rows, sample=4, seed=None)
     assert tuner.offline_note.value == ""
     tuner.textareas["coverage"].value += "\n" + marker
-    comparison = tuner.run_sync()
+    comparison = tuner.run()
     assert list(comparison.before) == [1.0] * 4
     assert list(comparison.after) == [0.5] * 4
     assert list(comparison.change) == [-0.5] * 4
@@ -995,3 +1175,86 @@ def test_importing_the_package_and_views_stays_light() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True
     )
     assert done.stdout.strip() == "[]"
+
+
+# Annotator: rubric and shared words ---------------------------------------------------------
+
+
+def test_the_annotator_shows_the_users_rubric_beside_the_values(tmp_path: Path) -> None:
+    from evaltoolkit.widgets import Annotator
+
+    rubric = {
+        1: f"contradicts the source {SCRIPT}",
+        3: "some claims unsupported",
+        5: "all supported",
+    }
+    view = Annotator(
+        DATA / "demo_summaries.jsonl",
+        label="consistency",
+        scale=(1, 5),
+        path=tmp_path / "labels.jsonl",
+        annotator="alice",
+        rubric=rubric,
+    )
+    shown = view.rubric_view.value
+    cells = re.findall(r"<th[^>]*>(.*?)</th><td>(.*?)</td>", shown)
+    assert cells == [("1", str(escape(rubric[1]))), ("3", rubric[3]), ("5", rubric[5])]
+    assert "<script" not in shown
+    tips = {button.description: button.tooltip for button in view.value_buttons}
+    assert tips == {"1": rubric[1], "2": "", "3": rubric[3], "4": "", "5": rubric[5]}
+    with pytest.raises(
+        ConfigurationError, match=r"gives a meaning to 7, which is not on its scale"
+    ):
+        Annotator(
+            DATA / "demo_summaries.jsonl",
+            label="consistency",
+            scale=(1, 5),
+            path=tmp_path / "labels.jsonl",
+            annotator="alice",
+            rubric={7: "off the scale"},
+        )
+    two = Annotator(
+        DATA / "demo_summaries.jsonl",
+        labels={"consistency": (1, 5), "relevance": (1, 3)},
+        path=tmp_path / "two.jsonl",
+        annotator="bob",
+        rubric={"relevance": {1: "off topic", 3: "the main points"}},
+    )
+    assert two.rubric_view.value == ""  # consistency has no rubric
+    two.label_picker.value = "relevance"
+    assert "off topic" in two.rubric_view.value
+
+
+def test_the_annotator_marks_the_words_source_and_summary_share(tmp_path: Path) -> None:
+    from evaltoolkit.widgets import Annotator
+
+    items = [
+        {
+            "id": "x",
+            "input": f"The harbour council voted on Monday. {SCRIPT}",
+            "output": "Council voted to close the harbour <b>today</b>.",
+        }
+    ]
+    plain = Annotator(
+        items, label="consistency", scale=(1, 5), path=tmp_path / "a.jsonl", annotator="a"
+    )
+    assert "<mark" not in plain.item_view.value
+    marked = Annotator(
+        items,
+        label="consistency",
+        scale=(1, 5),
+        path=tmp_path / "b.jsonl",
+        annotator="a",
+        highlight_shared=True,
+    )
+    shown = marked.item_view.value
+    assert re.findall(r"<mark[^>]*>(\w+)</mark>", shown) == [
+        "harbour",
+        "council",
+        "voted",
+        "Council",
+        "voted",
+        "harbour",
+    ]  # "the", "on", "today" are not shared or too common
+    assert "&lt;script&gt;" in shown and "&lt;b&gt;today&lt;/b&gt;" in shown
+    assert "<script" not in shown and "<b>today" not in shown

@@ -13,6 +13,7 @@ Standard library only, so that every layer may use it.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import threading
@@ -74,6 +75,7 @@ def is_secret_name(name: str) -> bool:
     return any(word in _SECRET_NAME_WORDS for word in re.split(r"[^a-z]+", name.lower()))
 
 
+@functools.lru_cache(maxsize=4096)  # the environment is read for every reply masked
 def is_secret_variable(name: str) -> bool:
     """Whether an environment variable of this name holds a secret.
 

@@ -16,6 +16,7 @@ from .._internal.files import check_writable, same_file
 from ..errors import ConfigurationError
 from ..judge import STRUCTURED_OUTPUT_MODES
 from ..records import EvalResult, ItemResult
+from ..runner import DEFAULT_CONCURRENCY
 
 if TYPE_CHECKING:
     pass
@@ -134,6 +135,8 @@ def _judge_options(args: argparse.Namespace) -> dict[str, Any]:
             options[option] = getattr(args, option)
     if args.structured_output is not None:
         options["structured_output"] = args.structured_output
+    if args.cache_as is not None:
+        options["cache_as"] = args.cache_as
     if args.no_cache and args.cache_dir:
         raise ConfigurationError(
             "--no-cache and --cache-dir contradict each other: give --cache-dir to use that "
@@ -186,7 +189,19 @@ def _add_judge_arguments(parser: argparse.ArgumentParser) -> None:
         help="judge cache directory (default: $EVALTOOLKIT_CACHE_DIR, else ~/.cache/evaltoolkit)",
     )
     judge.add_argument("--no-cache", action="store_true", help="do not use the judge cache")
-    judge.add_argument("--concurrency", type=int, default=8, help="items and calls in flight")
+    judge.add_argument(
+        "--cache-as",
+        metavar="NAME",
+        default=None,
+        help="cache the model's replies under NAME instead of its model string and host "
+        "(reuse a cache wherever the model is served; keep two models apart)",
+    )
+    judge.add_argument(
+        "--concurrency",
+        type=int,
+        default=DEFAULT_CONCURRENCY,
+        help="items and calls in flight (the calls to a server that sustains fewer adapt down)",
+    )
     judge.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
 

@@ -3,10 +3,29 @@
 A self-hosted server may answer one request at a time and queue the rest; at the run's
 concurrency the queued requests time out while they wait, and a retry at the same concurrency
 only lengthens the queue (the server keeps generating for requests the client abandoned). So
-every call to a (model, api_base) holds a slot of that server's :class:`AdaptiveLimit`:
+every call to a (model, api_base) holds a slot of that server's :class:`AdaptiveLimit`.
 
-- a call that times out, is rate limited (HTTP 429, 503) or loses its connection halves the
-  limit (down to 1), from the calls that were in flight when it failed;
+A failed call lowers the limit only when it is a sign of *overload*, not of a scattered fault.
+A provider that fails one call in five whatever the load (a 429, a 503, a dropped connection,
+a hung request) still answers the others at once, and halving the calls in flight on each of
+its errors would cut a 100-wide run to one call at a time. A rate limit, timeout or dropped
+connection counts as overload when
+
+- failures dominate the calls that ended last (three in four of the last 16, and at least
+  six): a server refusing what it cannot serve fails most calls sent beyond its slots, while
+  scattered faults at 20% reach that share by chance about once in a thousand runs (12 of
+  16 about once in 100,000 windows); once the limit is lowered (the server showed it has
+  fewer slots than the calls sent), one in three (at least three) is enough; or
+- it is a timeout while the server's successful replies come close to the timeout (their
+  median took more than half as long as the timed-out call): the requests wait their turn,
+  and the later ones run past it, where a hung request among quick replies is a scattered
+  fault.
+
+Then:
+
+- the limit halves (down to 1), from the calls that were in flight when it failed;
+- a ``Retry-After`` the failure carries pauses every call to that server for that long (a
+  scattered fault's ``Retry-After`` is honoured by its own retry only);
 - a call that succeeds while the limit is in use raises it by ``1 / limit`` (one more call in
   flight per round of successes), until it reaches the run's (or judge's) concurrency, where
   the server is no longer the constraint;
@@ -20,6 +39,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import statistics
 import threading
 import time
 import warnings
@@ -28,7 +48,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Final
 
-from ._retry import classify_failure
+from ._retry import FailureKind, classify_failure, retry_after_seconds
 
 __all__ = ["AdaptiveLimit", "Slot", "adaptive_limit", "adaptive_slot", "overloaded"]
 
@@ -37,16 +57,29 @@ _OVERLOAD_LABELS: Final = frozenset({"timeout", "connection error"})
 # Weight of the latest success in the running estimate of one request's service time.
 _SERVICE_WEIGHT: Final = 0.3
 _MAX_BACKLOG_S: Final = 120.0
+# Overload by refusals: three in four of the calls that ended last failed (at least six).
+_RECENT_OUTCOMES: Final = 16
+_DOMINANT_SHARE: Final = 0.75
+_DOMINANT_MINIMUM: Final = 6
+# Under a lowered limit: one in three of the calls that ended last (at least three).
+_LOWERED_SHARE: Final = 1 / 3
+_LOWERED_MINIMUM: Final = 3
+# Overload by queueing: the recent successes' median latency against the timed-out call's.
+_RECENT_SUCCESSES: Final = 8
+_NEAR_TIMEOUT_SHARE: Final = 0.5
 
 
 def overloaded(error: BaseException) -> bool:
-    """Whether a failed call says the server has more requests than it can serve now.
+    """Whether a failed call is of a kind that overload causes (it may also be a scattered fault).
 
     Example:
         >>> overloaded(TimeoutError()), overloaded(ValueError("bad request"))
         (True, False)
     """
-    failure = classify_failure(error)
+    return _overload_kind(classify_failure(error))
+
+
+def _overload_kind(failure: FailureKind) -> bool:
     if failure.fatal:
         return False
     return failure.status in _OVERLOAD_STATUSES or failure.label in _OVERLOAD_LABELS
@@ -93,6 +126,9 @@ class AdaptiveLimit:
     _service_s: float | None = None
     _paused_until: float = 0.0
     _timer_set: bool = False
+    # True for a call that failed for overload's kind of reason, False for one served.
+    _outcomes: deque[bool] = field(default_factory=lambda: deque(maxlen=_RECENT_OUTCOMES))
+    _recent_latencies: deque[float] = field(default_factory=lambda: deque(maxlen=_RECENT_SUCCESSES))
     _waiters: deque[Slot] = field(default_factory=deque)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -152,19 +188,54 @@ class AdaptiveLimit:
             in_flight = self._in_flight
             self._in_flight -= 1
             if error is None:
+                self._outcomes.append(False)
                 message = self._succeeded(ticket, in_flight)
-            elif error is not _CANCELLED and overloaded(error):
-                self._cut(in_flight)
-                ticket.crowded = in_flight > int(self._limit or 1)
-                if classify_failure(error).label == "timeout":
-                    self._pause_for_abandoned_work()
+            elif error is not _CANCELLED:
+                failure = classify_failure(error)
+                kind_of_overload = _overload_kind(failure)
+                self._outcomes.append(kind_of_overload)
+                if kind_of_overload and self._overloaded(failure, ticket):
+                    self._cut(in_flight)
+                    ticket.crowded = in_flight > int(self._limit or 1)
+                    retry_after_s = retry_after_seconds(error)
+                    if retry_after_s is not None:
+                        self._pause_for(retry_after_s)
+                    elif failure.label == "timeout":
+                        self._pause_for_abandoned_work()
             self._admit_waiters()
         if message is not None:
             warnings.warn(message, RuntimeWarning, stacklevel=2)
 
+    def _overloaded(self, failure: FailureKind, ticket: Slot) -> bool:
+        """Whether a failure of overload's kind is overload here, not a scattered fault.
+
+        Once the server showed that it has fewer slots than the calls sent to it, a smaller
+        share of failures counts, until the limit is back at the run's concurrency.
+        """
+        failures = sum(self._outcomes)
+        share, minimum = (
+            (_DOMINANT_SHARE, _DOMINANT_MINIMUM)
+            if self._limit is None
+            else (_LOWERED_SHARE, _LOWERED_MINIMUM)
+        )
+        if failures >= minimum and failures >= share * len(self._outcomes):
+            return True
+        return failure.label == "timeout" and self._near_timeout(time.monotonic() - ticket.started)
+
+    def _near_timeout(self, timed_out_after_s: float) -> bool:
+        """Whether the recent successes took more than half the time a timed-out call was
+        given: the requests wait their turn, and the later ones run past the timeout. A hung
+        request among quick replies is a scattered fault."""
+        if len(self._recent_latencies) < _RECENT_SUCCESSES // 2:
+            return False
+        typical_s = statistics.median(self._recent_latencies)
+        return typical_s > _NEAR_TIMEOUT_SHARE * timed_out_after_s
+
     def _succeeded(self, ticket: Slot, in_flight: int) -> str | None:
+        latency_s = time.monotonic() - ticket.started
+        self._recent_latencies.append(latency_s)
         # A request that waited behind others took their service times too.
-        service_s = (time.monotonic() - ticket.started) / max(1, in_flight)
+        service_s = latency_s / max(1, in_flight)
         previous = self._service_s
         self._service_s = (
             service_s if previous is None else previous + _SERVICE_WEIGHT * (service_s - previous)
@@ -192,6 +263,11 @@ class AdaptiveLimit:
         self._limit = float(max(1, current // 2))
         self._cuts += 1
         self._reached = False
+
+    def _pause_for(self, seconds: float) -> None:
+        """The server asked for ``seconds`` before the next request (``Retry-After``)."""
+        now = time.monotonic()
+        self._paused_until = max(self._paused_until, now + min(seconds, _MAX_BACKLOG_S))
 
     def _pause_for_abandoned_work(self) -> None:
         """The server keeps generating for a request the client abandoned: admit nothing new

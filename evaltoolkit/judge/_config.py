@@ -50,7 +50,7 @@ _RESERVED_EXTRA: Final = frozenset(
 )
 EXTRA_HINT: Final = "(other litellm arguments go in extra={...})"
 # Options that apply to every judge; the rest only make sense for a model.
-_SHARED_OPTIONS: Final = frozenset({"model", "cache", "concurrency"})
+_SHARED_OPTIONS: Final = frozenset({"model", "cache", "cache_as", "concurrency"})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -70,17 +70,24 @@ class JudgeConfig:
         seed: Sampling seed, for providers that honour one.
         timeout: Seconds before one request counts as timed out. A timed-out request is
             retried at most once (not counting a timeout while it waited behind requests the
-            server could not serve), after the calls in flight to the server were halved.
+            server could not serve).
         max_retries: Retries of a request after a rate limit, server error or dropped
             connection. Authentication errors and refused connections are never retried.
         max_repairs: Follow-up requests feeding a reply's validation error back to the model.
         concurrency: Requests this judge keeps in flight at most. None (the default) leaves
             the limit to the run (``run_evals(concurrency=...)``); how the limits combine is
             the table in :func:`evaltoolkit.run_evals`. Below either, the calls in flight to
-            one server (model and ``api_base``) adapt to what it sustains: halved on a
-            timeout, HTTP 429 or dropped connection, raised again by successes.
+            one server (model and ``api_base``) adapt to what it sustains: halved when rate
+            limits, timeouts or dropped connections dominate its recent calls (or a timeout
+            comes while its replies queue), raised again by successes.
         cache: True for the default disk cache, a directory or file path for another one, a
             ``JudgeCache``, or False for none.
+        cache_as: The name under which the model's replies are cached, in place of the model
+            string and the server's address: the same name reuses a cache across servers and
+            hosts (a model moved to another machine), two names keep apart two models behind
+            one model string. None (the default) caches under the model string and the
+            server's scheme, host and path; the port is left out, so a local server restarted
+            on another port keeps its cache.
         structured_output: ``"auto"`` (the default) asks for a JSON-schema
             ``response_format``, then for a JSON object with the schema attached, then for
             plain instructions, moving down when the server rejects a form and remembering what
@@ -113,6 +120,7 @@ mean 'temperature'? (other litellm arguments go in extra={...})
     max_repairs: int = 2
     concurrency: int | None = None
     cache: bool | str | Path | JudgeCache = True
+    cache_as: str | None = None
     structured_output: StructuredOutput = "auto"
     backoff_base: float = 0.5
     backoff_max: float = 30.0
@@ -139,6 +147,12 @@ mean 'temperature'? (other litellm arguments go in extra={...})
                 f"got {self.structured_output!r}"
             )
         _check_cache(self.cache)
+        if self.cache_as is not None and (
+            not isinstance(self.cache_as, str) or not self.cache_as.strip()
+        ):
+            raise ConfigurationError(
+                f"judge: cache_as must be a non-empty name, got {self.cache_as!r}"
+            )
         _check_extra(self.extra)
         object.__setattr__(self, "model", self.model.strip())
         object.__setattr__(self, "extra", dict(self.extra))

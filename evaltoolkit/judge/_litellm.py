@@ -13,14 +13,15 @@ from __future__ import annotations
 
 import functools
 import logging
+from collections.abc import Sequence
 from typing import Any, Final
 
 from ..errors import ConfigurationError, JudgeCallError
 from ._cache import JudgeCache
-from ._cache_key import call_key, key_parameters
+from ._cache_key import call_keys, key_parameters, model_identity
 from ._config import JudgeConfig
 from ._exchange import FormRejected, Forms, answer_step
-from ._litellm_runtime import import_litellm, litellm_for_running_loop
+from ._litellm_runtime import import_litellm, litellm_for_running_loop, start_litellm_import
 from ._retry import Backoff, FailureKind
 from ._secrets import redact, register_secrets
 from ._services import Answered, JudgeServices, open_judge_cache
@@ -34,6 +35,8 @@ logger = logging.getLogger("evaltoolkit.judge")
 
 #: Sent to a self-hosted server when no key is configured: most of them check none.
 PLACEHOLDER_API_KEY: Final = "no-key-required"
+# What litellm's completion_cost says of a model it cannot price.
+_UNPRICED_PHRASES: Final = ("not mapped", "isn't mapped", "provider not provided")
 
 
 class LiteLLMJudge:
@@ -79,7 +82,9 @@ class LiteLLMJudge:
         self._credentials_checked = False
         self._api_key = config.api_key
         self._unpriced_models: set[str] = set()
+        self._identity = model_identity(config.model, config.api_base, config.cache_as)
         register_secrets({"api_key": config.api_key, **config.extra})
+        start_litellm_import()  # its first call need not wait for the import
 
     @classmethod
     def from_config(cls, config: JudgeConfig) -> LiteLLMJudge:
@@ -155,7 +160,7 @@ class LiteLLMJudge:
             JudgeReplyError: No reply parsed and validated, repairs included.
         """
         max_tokens = self._max_tokens(request)
-        keys = [self._key(request, max_tokens, form) for form in self._forms.candidates()]
+        keys = self._keys(request, max_tokens)
         return await self._services.answer(
             request, keys, functools.partial(self._ask, request, max_tokens)
         )
@@ -187,8 +192,8 @@ class LiteLLMJudge:
             return None
         max_tokens = self._max_tokens(request)
         try:
-            for form in self._forms.candidates():
-                hit = cache.get(self._key(request, max_tokens, form))
+            for key in self._keys(request, max_tokens):
+                hit = cache.get(key)
                 if hit is not None:
                     return dict(hit.value)
         except Exception:  # a damaged or locked cache: count the call as not cached
@@ -280,18 +285,44 @@ class LiteLLMJudge:
         try:
             cost = import_litellm().completion_cost(completion_response=response)
         except Exception as error:  # a model missing from the price map: cost unknown, not 0
-            if type(error).__name__ == "ModelNotMappedError":
+            # Said again for every reply, at milliseconds a time: remember the model.
+            text = str(error)[:300].lower()
+            if type(error).__name__ == "ModelNotMappedError" or any(
+                phrase in text for phrase in _UNPRICED_PHRASES
+            ):
                 self._unpriced_models.add(priced_as)
             return None
         return None if cost is None else float(cost)
 
     # -- cache key --------------------------------------------------------------------------
 
-    def _key(self, request: JudgeRequest, max_tokens: int, form: Form) -> str:
+    def _keys(self, request: JudgeRequest, max_tokens: int) -> list[str]:
+        """Every key a reply to ``request`` may be cached under, the one it would get now
+        first: each JSON form, then (without ``cache_as``) the keys written before the port
+        was left out of them. Without a cache, the first alone (single-flight's key)."""
+        model, server = self._identity
+        if self.cache is None:
+            return self._keys_of(request, max_tokens, [(model, server, self._forms.current())])
+        forms = self._forms.candidates()
+        variants: list[tuple[str, str | None, str]] = [(model, server, form) for form in forms]
         config = self._config
-        return call_key(
-            model=self.model,
-            api_base=config.api_base,
+        if config.cache_as is None and config.api_base and server != config.api_base:
+            variants += [(self.model, config.api_base, form) for form in forms]
+        return self._keys_of(request, max_tokens, variants)
+
+    def _key(self, request: JudgeRequest, max_tokens: int, form: Form) -> str:
+        model, server = self._identity
+        return self._keys_of(request, max_tokens, [(model, server, form)])[0]
+
+    def _keys_of(
+        self,
+        request: JudgeRequest,
+        max_tokens: int,
+        variants: Sequence[tuple[str, str | None, str]],
+    ) -> list[str]:
+        config = self._config
+        return call_keys(
+            variants,
             step=request.step,
             parameters=key_parameters(
                 temperature=config.temperature,
@@ -300,7 +331,6 @@ class LiteLLMJudge:
                 extra=config.extra,
                 repeat=request.repeat,
             ),
-            form=form,
             schema=request.schema,
             messages=request.messages,
         )

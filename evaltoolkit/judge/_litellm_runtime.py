@@ -34,6 +34,7 @@ __all__ = [
     "import_litellm",
     "litellm_for_running_loop",
     "missing_private_attributes",
+    "start_litellm_import",
 ]
 
 logger = logging.getLogger("evaltoolkit.judge")
@@ -53,6 +54,8 @@ PRIVATE_ATTRIBUTES: Final = (
 
 _litellm_module: Any = None
 _import_lock = threading.Lock()
+_import_thread: threading.Thread | None = None
+_start_lock = threading.Lock()
 _cleaned_loops: weakref.WeakSet[asyncio.AbstractEventLoop] = weakref.WeakSet()
 _cleaned_lock = threading.Lock()
 
@@ -82,6 +85,35 @@ def import_litellm() -> Any:
             install_log_filter((*LITELLM_LOGGER_NAMES, "evaltoolkit"))
             _litellm_module = litellm
     return _litellm_module
+
+
+def start_litellm_import() -> None:
+    """Start importing litellm in a background thread, unless it is imported or under way.
+
+    Called when a judge that will need litellm is created, so that its first call does not
+    wait the seconds the import takes; importing evaltoolkit itself never imports litellm.
+    A failed import is raised again by the first call, which imports it itself.
+
+    Example:
+        >>> start_litellm_import()  # returns at once
+    """
+    global _import_thread
+    if _litellm_module is not None or _import_thread is not None:
+        return
+    with _start_lock:
+        if _litellm_module is not None or _import_thread is not None:
+            return
+        _import_thread = threading.Thread(
+            target=_import_quietly, name="evaltoolkit-litellm-import", daemon=True
+        )
+    _import_thread.start()
+
+
+def _import_quietly() -> None:
+    try:
+        import_litellm()
+    except Exception as error:  # the first call imports it again and reports the error
+        logger.debug("importing litellm in the background failed: %r", error)
 
 
 async def litellm_for_running_loop() -> Any:

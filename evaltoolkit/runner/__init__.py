@@ -10,6 +10,9 @@ from __future__ import annotations
 
 # cluster_client is not in __all__: it is the CLI's `--scheduler` / `--workers` client.
 from ._distributed import cluster_client as cluster_client
+
+# DEFAULT_CONCURRENCY is not in __all__ either: the CLI's default for --concurrency.
+from ._evals import DEFAULT_CONCURRENCY as DEFAULT_CONCURRENCY
 from ._evals import (
     CostEstimate,
     arun_evals,

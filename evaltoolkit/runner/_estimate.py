@@ -11,6 +11,7 @@ nothing, so a resumed run's estimate is what is left to pay.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 from collections.abc import Mapping, Sequence
@@ -34,7 +35,14 @@ from ..scorers import JudgedScorer, PlannedCall, Sample, Scorer
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Budget", "CostEstimate", "StepEstimate", "estimate_items", "item_cost_high"]
+__all__ = [
+    "Budget",
+    "CostEstimate",
+    "StepEstimate",
+    "estimate_items",
+    "item_cost_high",
+    "usd",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -385,15 +393,17 @@ def estimate_items(items: Sequence[DataItem], scorers: Mapping[str, Scorer]) -> 
 
 
 class Budget:
-    """Stops starting items once the spend plus the most the items in flight can cost would
-    pass ``max_cost``.
+    """Starts items while the spend plus the most the items in flight can cost stays within
+    ``max_cost``.
 
     Before an item starts, its highest estimate (:func:`item_cost_high`; nothing for calls
     the cache answers) is reserved; when it ends, the reservation is replaced by what its
-    calls cost. An item whose reservation would take the spend and the reservations past
-    the budget is not started, and neither is any item after it. So the run spends more
-    than ``max_cost`` only when the calls in flight cost more than their highest estimate
-    (retries and repairs of a reply, which the estimate does not count).
+    calls cost. An item whose reservation does not fit beside the items in flight waits for
+    them to settle (what they spend is usually far below what they reserved), in the order
+    the items came; only an item that does not fit with nothing in flight is not started,
+    and neither is any item after it. So the run spends more than ``max_cost`` only when the
+    calls in flight cost more than their highest estimate (retries and repairs of a reply,
+    which the estimate does not count).
 
     Raises:
         ConfigurationError: ``max_cost`` is not a positive number, or a judge model has no
@@ -417,29 +427,57 @@ class Budget:
         self.spent = 0.0
         self.reserved = 0.0
         self.stopped = False
+        self._in_flight = 0
+        self._turn = asyncio.Lock()
+        self._settled = asyncio.Event()
 
     @property
     def message(self) -> str:
-        """What an item not started says: ``not scored: budget of $2.00 reached``."""
-        return f"not scored: budget of ${self.max_cost:.2f} reached"
+        """What an item not started says: ``not scored: budget of $2.00 reached``, the
+        budget as given (``$0.005``, not rounded to cents)."""
+        return f"not scored: budget of {usd(self.max_cost)} reached"
 
-    def reserve(self, item: DataItem) -> float | None:
-        """Reserve the item's highest cost; None when it must not start."""
+    async def reserve(self, item: DataItem) -> float | None:
+        """Reserve the item's highest cost, once it fits; None when it must not start."""
         if self.stopped:
             return None
         high = item_cost_high(item, self.scorers)
-        if self.spent + self.reserved + high > self.max_cost:
-            self.stopped = True
-            return None
-        self.reserved += high
-        return high
+        async with self._turn:  # one item waits at a time, so items start in their order
+            while not self.stopped:
+                if self.spent + self.reserved + high <= self.max_cost:
+                    self.reserved += high
+                    self._in_flight += 1
+                    return high
+                if self._in_flight == 0 or self.spent + high > self.max_cost:
+                    self.stopped = True  # it fits neither now nor after the rest settle
+                    break
+                self._settled.clear()
+                await self._settled.wait()
+        return None
 
     def settle(self, reservation: float, costs: Sequence[float | None]) -> None:
         """Replace an item's reservation by what its calls cost (an unknown cost: the
-        reservation)."""
-        self.reserved -= reservation
+        reservation); wakes an item waiting for room."""
+        self.reserved = max(0.0, self.reserved - reservation)
+        self._in_flight -= 1
+        if self._in_flight == 0:
+            self.reserved = 0.0  # no rounding residue once nothing is in flight
         self.spent += (
             reservation
             if any(cost is None for cost in costs)
             else math.fsum(cost or 0.0 for cost in costs)
         )
+        self._settled.set()
+
+
+def usd(amount: float) -> str:
+    """An amount in USD as given: cents when it has no finer part, else every digit.
+
+    Example:
+        >>> usd(2.0), usd(0.005), usd(1234.5), usd(0.0012345)
+        ('$2.00', '$0.005', '$1,234.50', '$0.0012345')
+    """
+    cents = f"{amount:,.2f}"
+    if float(cents.replace(",", "")) == amount:
+        return f"${cents}"
+    return f"${amount:,.12g}"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any, Final, overload
 
 from .._internal.deprecation import renamed_keywords
 from .._internal.sync import blocking
@@ -51,6 +51,11 @@ _RUN_RENAMES = {
 }
 _FRAME_RENAMES = {"input": "input_col", "output": "output_col", "ground_truth": "ground_truth_col"}
 
+#: Items, and judge calls across all scorers, in flight by default: what a hosted provider
+#: serves at once without strain; a server that sustains fewer is found out by the adaptive
+#: limit of the calls to it (a one-slot local server drops to 1).
+DEFAULT_CONCURRENCY: Final = 32
+
 
 @renamed_keywords(**_RUN_RENAMES)
 async def arun_evals(
@@ -58,7 +63,7 @@ async def arun_evals(
     scorers: Scorers,
     *,
     target: Target | None = None,
-    concurrency: int = 8,
+    concurrency: int = DEFAULT_CONCURRENCY,
     on_item_complete: ItemCallback | None = None,
     progress: bool = True,
     input_col: str = "input",
@@ -104,9 +109,10 @@ async def arun_evals(
         target: Optional callable (sync or async) turning an item's input into the output to
             score; called for every item. Without it, the items' ``output`` is scored.
         concurrency: Items in flight, and judge calls in flight across all scorers (see the
-            table above). On a cluster: in each partition being scored, and a worker scores
-            one partition per thread, so N single-threaded workers make up to N x
-            ``concurrency`` calls.
+            table above); 32 by default. The calls to a server that sustains fewer (a local
+            server answering one request at a time) adapt down to what it serves. On a
+            cluster: in each partition being scored, and a worker scores one partition per
+            thread, so N single-threaded workers make up to N x ``concurrency`` calls.
         on_item_complete: Called with each :class:`ItemResult` as its item completes (may be
             async); ``item_result.scorer_results[scorer.id]`` is that scorer's result. On a
             cluster it runs here, as each partition comes back.
@@ -127,7 +133,9 @@ async def arun_evals(
             worker thread, at most 1,000 items each).
         max_cost: A budget in USD. An item starts only while the cost spent so far plus
             the highest estimate of every item in flight, this one included, stays within
-            it; the items not started are kept with a NaN score and ``not_scored`` set to
+            it; an item that does not fit waits for the items in flight to end, and is not
+            started (nor any item after it) only when it does not fit beside none; the items
+            not started are kept with a NaN score and ``not_scored`` set to
             "not scored: budget of $2.00 reached" (not failures). The spend passes the
             budget only by what the calls in flight cost beyond their highest estimate
             (retries and repairs). Rerun with a larger budget to resume from the cache.
@@ -222,7 +230,7 @@ async def ascore_frame(
     input_col: str = "input",
     output_col: str = "output",
     ground_truth_col: str | None = None,
-    concurrency: int = 8,
+    concurrency: int = DEFAULT_CONCURRENCY,
     progress: bool = True,
     total_concurrency: int | None = None,
     meta: pd.DataFrame | None = None,
@@ -237,7 +245,7 @@ async def ascore_frame(
     input_col: str = "input",
     output_col: str = "output",
     ground_truth_col: str | None = None,
-    concurrency: int = 8,
+    concurrency: int = DEFAULT_CONCURRENCY,
     progress: bool = True,
     total_concurrency: int | None = None,
     meta: pd.DataFrame | None = None,
@@ -252,7 +260,7 @@ async def ascore_frame(
     input_col: str = "input",
     output_col: str = "output",
     ground_truth_col: str | None = None,
-    concurrency: int = 8,
+    concurrency: int = DEFAULT_CONCURRENCY,
     progress: bool = True,
     total_concurrency: int | None = None,
     meta: pd.DataFrame | None = None,
@@ -362,7 +370,7 @@ def score_frame(
     input_col: str = "input",
     output_col: str = "output",
     ground_truth_col: str | None = None,
-    concurrency: int = 8,
+    concurrency: int = DEFAULT_CONCURRENCY,
     progress: bool = True,
     total_concurrency: int | None = None,
     meta: pd.DataFrame | None = None,
@@ -377,7 +385,7 @@ def score_frame(
     input_col: str = "input",
     output_col: str = "output",
     ground_truth_col: str | None = None,
-    concurrency: int = 8,
+    concurrency: int = DEFAULT_CONCURRENCY,
     progress: bool = True,
     total_concurrency: int | None = None,
     meta: pd.DataFrame | None = None,

@@ -150,7 +150,7 @@ async def _score_item(
             )
     if failure is None and budget is not None:
         # Planned once the output is known: with a target, only after it has answered.
-        reservation = budget.reserve(dataclasses.replace(item, output=output))
+        reservation = await budget.reserve(dataclasses.replace(item, output=output))
         if reservation is None:
             return dataclasses.replace(
                 _not_started(item, scorers, run_id, budget.message), output=output

@@ -1,14 +1,15 @@
-"""The scorers: one module per scorer, each a factory returning a :class:`Scorer`.
+"""The scorers: one folder per scorer, each a factory returning a :class:`Scorer`.
 
 A judged scorer is a list of :class:`Step` objects (prompt, reply schema, offline answer) plus
 a score function and a reason; the built-in summarization and answer-similarity scorers are
-declared that way, with their offline answers beside them (``_offline``), and
-:func:`create_judged_scorer` builds your own. The registry (:func:`register_scorer`,
-:class:`ScorerSpec`) declares each scorer once for the command line, meta-evaluation, the
-widgets and the plots. Scorers build prompts and compute scores; they
-reach models only through the judge layer and never import litellm. The baselines
-(``naive-overlap``, ``summary-length``, ``rouge``, ``token-f1``) are registered scorers too,
-with no judge: the floor a judge must beat.
+declared that way, each in its own folder (``summarization/``, ``answer_similarity/``,
+``textual_difference/``) with its prompts, reasons, offline answers, settings and registry
+entry, and the text tools they share in ``_language/``; :func:`create_judged_scorer` builds
+your own. The registry (:func:`register_scorer`, :class:`ScorerSpec`) declares each scorer once
+for the command line, meta-evaluation, the widgets and the plots. Scorers build prompts and
+compute scores; they reach models only through the judge layer and never import litellm. The
+baselines (``naive-overlap``, ``summary-length``, ``rouge``, ``token-f1``) are registered
+scorers too, with no judge: the floor a judge must beat.
 """
 
 from __future__ import annotations
@@ -16,12 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..judge import judge_option_names
-from ._answer_similarity import (
-    ANSWER_THRESHOLD,
-    AnswerSimilarityScorer,
-    SimilarityWeights,
-    create_answer_similarity_scorer,
-)
+from . import _builtins  # noqa: F401  (registers the built-in scorers in their order)
 from ._base import Scorer
 from ._baselines import (
     NaiveOverlapScorer,
@@ -34,12 +30,7 @@ from ._baselines import (
     create_token_f1_scorer,
 )
 from ._judged import DEFAULT_SYSTEM_PROMPT, JudgedScorer, PlannedCall, create_judged_scorer
-from ._offline import (
-    OFFLINE_RULES,
-    AnswerSimilarityOfflineSettings,
-    OfflineRule,
-    SummarizationOfflineSettings,
-)
+from ._offline_settings import OfflineRule
 from ._prompts import PromptSet, PromptTemplate
 from ._registry import (
     ANSWER_SIMILARITY_ID,
@@ -57,8 +48,21 @@ from ._registry import (
     unregister_scorer,
 )
 from ._steps import Sample, Score, Step, StepContext, format_value
-from ._summarization import SummarizationScorer, create_summarization_scorer, deciding_axis
-from ._textual_difference import (
+from .answer_similarity import (
+    ANSWER_THRESHOLD,
+    AnswerSimilarityOfflineSettings,
+    AnswerSimilarityScorer,
+    SimilarityWeights,
+    create_answer_similarity_scorer,
+)
+from .summarization import (
+    OFFLINE_RULES,
+    SummarizationOfflineSettings,
+    SummarizationScorer,
+    create_summarization_scorer,
+    deciding_axis,
+)
+from .textual_difference import (
     TextDifference,
     TextualDifferenceScorer,
     compare_texts,

@@ -30,7 +30,7 @@ from typing import Any, Final
 from ..errors import InputError
 from ..records.messages import input_text, output_text
 from ._base import Scorer, StepTrace, check_scale, merge_options
-from ._offline._text import STOPWORDS
+from ._language._text import STOPWORDS
 from ._steps import Sample, Score
 
 __all__ = [

@@ -17,24 +17,7 @@ from types import MappingProxyType
 from typing import Any, Final, Literal
 
 from ..errors import ConfigurationError
-from ._answer_similarity import (
-    ANSWER_THRESHOLD,
-    AnswerSimilarityScorer,
-    create_answer_similarity_scorer,
-)
 from ._base import Scorer
-from ._baselines import (
-    NaiveOverlapScorer,
-    RougeScorer,
-    SummaryLengthScorer,
-    TokenF1Scorer,
-    create_naive_overlap_scorer,
-    create_rouge_scorer,
-    create_summary_length_scorer,
-    create_token_f1_scorer,
-)
-from ._summarization import SummarizationScorer, create_summarization_scorer
-from ._textual_difference import TextualDifferenceScorer, create_textual_difference_scorer
 
 __all__ = [
     "ANSWER_SIMILARITY_ID",
@@ -242,119 +225,11 @@ def scorer_spec_of(scorer: Scorer) -> ScorerSpec | None:
     return next((spec for spec in specs if spec.scorer_type is None and spec.id == scorer.id), None)
 
 
-# -- the built-in scorers -----------------------------------------------------------------------
+# -- the ids of the built-in scorers (each registered by its own folder; see ``_builtins``) -----
 
 SUMMARIZATION_ID: Final = "summarization"
 ANSWER_SIMILARITY_ID: Final = "answer-similarity"
 TEXTUAL_DIFFERENCE_ID: Final = "textual-difference"
 
-register_scorer(
-    ScorerSpec(
-        id=SUMMARIZATION_ID,
-        factory=create_summarization_scorer,
-        task="a summary's alignment with and coverage of its source",
-        scorer_type=SummarizationScorer,
-        layout="source-summary",
-        columns={"source": "source", "summary": "summary"},
-        meta_scores=(
-            ("alignment", "alignment_score"),
-            ("coverage", "coverage_score"),
-            ("score", "score"),
-        ),
-        group="doc_id",
-        meta_options={"reason": "template"},
-        demo=("summaries",),
-        baseline="naive-overlap",
-    )
-)
-register_scorer(
-    ScorerSpec(
-        id=ANSWER_SIMILARITY_ID,
-        factory=create_answer_similarity_scorer,
-        task="an answer against its ground truth",
-        scorer_type=AnswerSimilarityScorer,
-        layout="answer-reference",
-        columns={"question": "question", "answer": "candidate", "reference": "golden_answers"},
-        threshold=ANSWER_THRESHOLD,
-        demo=("answers",),
-        baseline="token-f1",
-    )
-)
-register_scorer(
-    ScorerSpec(
-        id=TEXTUAL_DIFFERENCE_ID,
-        factory=create_textual_difference_scorer,
-        task="two texts compared character by character, no model",
-        scorer_type=TextualDifferenceScorer,
-        layout="answer-reference",
-        columns={"question": None, "answer": "sentence1", "reference": "sentence2"},
-        takes_judge=False,
-        demo=("summaries", "answers"),
-    )
-)
-
-# -- baselines: no judgement, the floor a judge must beat -----------------------------------
-
 #: The ids of the registered baselines (see ``evaltoolkit.scorers._baselines``).
 BASELINE_IDS: Final = ("naive-overlap", "summary-length", "rouge", "token-f1")
-_SUMMARY_COLUMNS: Final = {"source": "source", "summary": "summary"}
-
-register_scorer(
-    ScorerSpec(
-        id="naive-overlap",
-        factory=create_naive_overlap_scorer,
-        task="baseline: a summary's content-word overlap with its source",
-        scorer_type=NaiveOverlapScorer,
-        layout="source-summary",
-        columns=_SUMMARY_COLUMNS,
-        meta_scores=(
-            ("alignment", "alignment_score"),
-            ("coverage", "coverage_score"),
-            ("score", "score"),
-        ),
-        group="doc_id",
-        takes_judge=False,
-    )
-)
-register_scorer(
-    ScorerSpec(
-        id="summary-length",
-        factory=create_summary_length_scorer,
-        task="baseline: a summary's length in words",
-        scorer_type=SummaryLengthScorer,
-        layout="source-summary",
-        columns=_SUMMARY_COLUMNS,
-        meta_scores=(("score", "score"),),
-        group="doc_id",
-        takes_judge=False,
-    )
-)
-register_scorer(
-    ScorerSpec(
-        id="rouge",
-        factory=create_rouge_scorer,
-        task="baseline: ROUGE-1/2/L against the ground truth, else the source",
-        scorer_type=RougeScorer,
-        layout="source-summary",
-        columns=_SUMMARY_COLUMNS,
-        meta_scores=(
-            ("rouge1", "rouge1_score"),
-            ("rouge2", "rouge2_score"),
-            ("rougeL", "rougeL_score"),
-            ("score", "score"),
-        ),
-        group="doc_id",
-        takes_judge=False,
-    )
-)
-register_scorer(
-    ScorerSpec(
-        id="token-f1",
-        factory=create_token_f1_scorer,
-        task="baseline: an answer's token F1 against its ground truth",
-        scorer_type=TokenF1Scorer,
-        layout="answer-reference",
-        columns={"question": "question", "answer": "candidate", "reference": "golden_answers"},
-        takes_judge=False,
-    )
-)

@@ -4,11 +4,22 @@ from __future__ import annotations
 
 import json
 import os
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from .._internal.html import Markup, format_score, heading, join, note, side_by_side, text_block
+from .._internal.html import (
+    Markup,
+    esc,
+    format_score,
+    heading,
+    join,
+    note,
+    side_by_side,
+    text_block,
+)
 from ..errors import ConfigurationError, InputError
 from ..meta import LabelScale, append_label_record, read_labels, text_hash
 from ..records import EvalResult
@@ -131,6 +142,161 @@ def _entries(data: Any, task: str | None) -> tuple[list[_Entry], MetaLayout]:
     return entries, layout
 
 
+_WORD = re.compile(r"\w+", re.UNICODE)
+# Words too common to mean that a summary took them from its source.
+_COMMON_WORDS = frozenset(
+    (
+        "the",
+        "a",
+        "an",
+        "and",
+        "or",
+        "but",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "for",
+        "by",
+        "with",
+        "from",
+        "as",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "he",
+        "she",
+        "they",
+        "them",
+        "his",
+        "her",
+        "their",
+        "we",
+        "you",
+        "i",
+        "not",
+        "no",
+        "so",
+        "than",
+        "then",
+        "there",
+        "which",
+        "who",
+        "whom",
+        "what",
+        "when",
+        "where",
+        "how",
+        "all",
+        "any",
+        "some",
+        "more",
+        "most",
+        "into",
+        "out",
+        "over",
+        "after",
+        "before",
+        "about",
+        "also",
+        "has",
+        "have",
+        "had",
+        "do",
+        "does",
+        "did",
+        "will",
+        "would",
+        "can",
+        "could",
+        "may",
+        "might",
+        "must",
+        "shall",
+        "should",
+    )
+)
+
+
+def shared_words(first: str, second: str) -> frozenset[str]:
+    """The words (lower-cased, 3 letters or more, not among the most common) in both texts.
+
+    Example:
+        >>> sorted(shared_words("The council voted on Monday.", "Council voted no."))
+        ['council', 'voted']
+    """
+
+    def words(text: str) -> set[str]:
+        return {
+            word.lower()
+            for word in _WORD.findall(text)
+            if len(word) >= 3 and word.lower() not in _COMMON_WORDS
+        }
+
+    return frozenset(words(first) & words(second))
+
+
+def highlighted(text: str, words: frozenset[str]) -> Markup:
+    """The text, escaped, with each word of ``words`` in a ``<mark>``."""
+    parts: list[Markup] = []
+    last = 0
+    for match in _WORD.finditer(text):
+        if match.group(0).lower() in words:
+            parts.append(esc(text[last : match.start()]))
+            parts.append(
+                Markup("<mark class='evaltoolkit-shared'>{}</mark>").format(match.group(0))
+            )
+            last = match.end()
+    parts.append(esc(text[last:]))
+    return Markup("").join(parts)
+
+
+def _rubrics(rubric: Any, scales: Mapping[str, Any]) -> dict[str, dict[Any, str]]:
+    """``{label: {value: meaning}}`` from ``rubric=``: one label's ``{value: meaning}``, or
+    ``{label: {value: meaning}}`` for several; every value must be on its label's scale."""
+    if rubric is None:
+        return {}
+    if not isinstance(rubric, Mapping):
+        raise ConfigurationError(
+            "Annotator: rubric= maps each value of the scale to its meaning, e.g. "
+            "{1: 'contradicts the source', 5: 'fully supported'}"
+        )
+    if set(rubric) <= set(scales) and all(isinstance(v, Mapping) for v in rubric.values()):
+        by_label = {str(name): dict(meanings) for name, meanings in rubric.items()}
+    elif len(scales) == 1:
+        by_label = {next(iter(scales)): dict(rubric)}
+    else:
+        raise ConfigurationError(
+            f"Annotator: with several labels, rubric= maps each label ({', '.join(scales)}) to "
+            "{value: meaning}"
+        )
+    for name, meanings in by_label.items():
+        values = scales[name].values
+        for value, meaning in meanings.items():
+            if value not in values:
+                raise ConfigurationError(
+                    f"Annotator: rubric for {name!r} gives a meaning to {value!r}, which is not "
+                    f"on its scale {list(values)}"
+                )
+            if not isinstance(meaning, str):
+                raise ConfigurationError(
+                    f"Annotator: rubric for {name!r}, value {value!r}: the meaning must be "
+                    f"text, got {meaning!r}"
+                )
+    return by_label
+
+
 def _writable(path: Path) -> Path:
     if path.is_dir():
         raise ConfigurationError(f"Annotator: path {str(path)!r} is a folder; name a file in it")
@@ -198,6 +364,8 @@ class Annotator(View):
         annotator: str,
         show: Show = "never",
         task: str | None = None,
+        rubric: Mapping[Any, Any] | None = None,
+        highlight_shared: bool = False,
     ) -> None:
         """Build the view; every input is checked here, not at the first click.
 
@@ -216,10 +384,18 @@ class Annotator(View):
             task: A registered scorer's id, or its layout: ``"source-summary"`` (source and
                 summary side by side) or ``"answer-reference"`` (question, answer, ground
                 truth); by default the latter when items have a ground truth.
+            rubric: What each value of the scale means, shown beside the value buttons and
+                as each button's tooltip: ``{1: "contradicts the source", ...,
+                5: "every claim supported"}``; with several labels,
+                ``{label: {value: meaning}}``.
+            highlight_shared: Mark the words the source and the summary (or the answer and
+                the ground truth) share, to see at a glance what the summary took from its
+                source.
 
         Raises:
             ConfigurationError: An unwritable path, an unknown scale or show, no annotator,
-                data without the texts its task needs, or no items.
+                data without the texts its task needs, no items, or a rubric giving a
+                meaning to a value that is not on the scale.
         """
         if not isinstance(annotator, str) or not annotator.strip():
             raise ConfigurationError(
@@ -241,6 +417,8 @@ class Annotator(View):
         if not labels:
             raise ConfigurationError("Annotator: labels= names no label")
         self.scales = {name: LabelScale.parse(value, label=name) for name, value in labels.items()}
+        self.rubric = _rubrics(rubric, self.scales)
+        self.highlight_shared = bool(highlight_shared)
         self.annotator = annotator.strip()
         self.show = show
         self.path = _writable(Path(path))
@@ -432,6 +610,8 @@ class Annotator(View):
         self.item_view = widgets.HTML()
         self.verdicts = widgets.HTML()
         self.verdicts.add_class("evaltoolkit-verdicts")
+        self.rubric_view = widgets.HTML()
+        self.rubric_view.add_class("evaltoolkit-rubric")
         self.keys = widgets.Text(
             value="",
             placeholder="click here, then type: a digit labels, n next, p previous, s skip",
@@ -466,7 +646,7 @@ class Annotator(View):
                 self.item_view,
                 self.verdicts,
                 self.label_picker,
-                self.value_box,
+                widgets.HBox([self.value_box, self.rubric_view]),
                 self.keys,
                 widgets.HBox([self.previous_button, self.next_button, self.skip_button]),
                 self.note,
@@ -486,9 +666,11 @@ class Annotator(View):
                 text = "pass (1)" if value else "fail (0)"
             else:
                 text = str(value)
+            meaning = self.rubric.get(self.active, {}).get(value)
             button = widgets.Button(
                 description=text,
                 button_style="info" if current is not None and current == value else "",
+                tooltip=meaning or "",
             )
             button.on_click(lambda _, chosen=value: self.label(chosen))
             buttons.append(button)
@@ -548,7 +730,9 @@ class Annotator(View):
         ]
         if mine:
             parts.append(Markup("<p><b>Your label.</b> {}</p>").format("; ".join(mine)))
-        parts.append(side_by_side(*(text_block(title, text) for title, text in entry.texts)))
+        parts.append(
+            side_by_side(*(text_block(title, text) for title, text in self._shown_texts(entry)))
+        )
         tags = self._tag_texts.get(str(entry.item_id), [])
         if tags:
             parts.append(Markup("<p><b>Tags.</b> {}</p>").format(", ".join(tags)))
@@ -556,9 +740,39 @@ class Annotator(View):
             Markup("<div class='evaltoolkit-item'>{}</div>").format(join(parts))
         )
         self.verdicts.value = str(self._verdicts_html(entry))
+        self.rubric_view.value = str(self._rubric_html())
         self.label_picker.value = self.active
         self.value_buttons = self._value_buttons()
         self.value_box.children = tuple(self.value_buttons)
+
+    def _shown_texts(self, entry: _Entry) -> list[tuple[str, str | Markup]]:
+        """The item's texts; with ``highlight_shared``, the words the first two share marked."""
+        if not self.highlight_shared or len(entry.texts) < 2:
+            return list(entry.texts)
+        (first_title, first), (second_title, second) = entry.texts[:2]
+        words = shared_words(first, second)
+        return [
+            (first_title, highlighted(first, words)),
+            (second_title, highlighted(second, words)),
+            *entry.texts[2:],
+        ]
+
+    def _rubric_html(self) -> Markup:
+        """The active label's rubric: each value and what it means."""
+        meanings = self.rubric.get(self.active)
+        if not meanings:
+            return Markup("")
+        rows = join(
+            Markup("<tr><th style='text-align:right;padding:0 6px'>{}</th><td>{}</td></tr>").format(
+                value, meanings[value]
+            )
+            for value in self.scales[self.active].values
+            if value in meanings
+        )
+        return Markup(
+            "<div class='evaltoolkit-rubric-table' style='font-size:12px;margin-left:12px'>"
+            "<b>{}</b>: what each value means<table>{}</table></div>"
+        ).format(self.active, rows)
 
     def verdicts_shown(self) -> bool:
         """Whether the judge's verdicts are visible for the current item."""

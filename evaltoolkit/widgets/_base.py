@@ -1,11 +1,10 @@
-"""What the notebook views share: the lazily imported ipywidgets, reprs, figures as PNG."""
+"""What the notebook views share: the lazily imported ipywidgets and the reprs."""
 
 from __future__ import annotations
 
-import io
 from typing import Any
 
-__all__ = ["View", "figure_png", "ipywidgets"]
+__all__ = ["View", "ipywidgets"]
 
 
 def ipywidgets() -> Any:
@@ -13,13 +12,6 @@ def ipywidgets() -> Any:
     import ipywidgets
 
     return ipywidgets
-
-
-def figure_png(figure: Any, *, dpi: int = 90) -> bytes:
-    """Render a matplotlib Figure as PNG bytes (Agg, no pyplot state)."""
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=dpi)
-    return buffer.getvalue()
 
 
 class View:

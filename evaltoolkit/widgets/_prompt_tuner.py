@@ -11,13 +11,12 @@ import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._internal.html import Markup, esc, format_score, join, note, table
+from .._internal.html import Markup, esc, join, note
 from .._internal.sync import run_sync
 from ..errors import ConfigurationError
 from ..meta import (
     LEVELS,
     SYSTEM_COLUMN,
-    VERDICTS,
     agreement_change,
     attach_human_labels,
     check_label_name,
@@ -30,23 +29,16 @@ from ..records.items import DataItem, load_items
 from ..runner import arun_evals
 from ..scorers import JudgedScorer, Scorer, create_scorer, find_scorer_spec
 from ._base import View, ipywidgets
+from ._tuner_text import LEVEL_NAMES, TunerText
 
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["PromptTuner"]
 
-_METRIC_NAMES = {
-    "spearman": "Spearman",
-    "kendall": "Kendall",
-    "pearson": "Pearson",
-    "auroc": "AUROC",
-}
 _CHANGE_TOLERANCE = 1e-12
 _PART_COLUMN = "part"
 _DEFAULT_GROUP = "doc_id"
-_BETTER, _WORSE, _CANNOT_TELL, _LOST = VERDICTS
-_LEVEL_NAMES = {"per_group": "per-document", "pooled": "pooled", "system": "system-level"}
 
 
 def _axes_of(scorer: Any) -> dict[str, str]:
@@ -125,28 +117,23 @@ def _as_data(item: DataItem) -> dict[str, Any]:
     return row
 
 
-def _signed(value: float) -> str:
-    if math.isnan(value):
-        return "n/a"
-    return "0.000" if abs(value) < _CHANGE_TOLERANCE else f"{value:+.3f}"
-
-
-def _interval(low: float, high: float) -> str:
-    if math.isnan(low) or math.isnan(high):
-        return ""
-    return f" [{low:.2f}, {high:.2f}]"
-
-
-class PromptTuner(View):
+class PromptTuner(TunerText, View):
     """Edit a scorer's prompt templates, rescore a sample, compare, and export the prompts.
 
-    One text area per template. "Run" rescores the sample with the edited templates (through
-    ``scorer.with_prompts``) without blocking the kernel: in Jupyter the run is a task on the
-    kernel's event loop, with a progress bar; in plain Python, with no loop running, it runs
-    to completion before returning. The first run also scores the sample with the unedited
-    scorer (the "before" scores, computed once). Then a table shows each item's score before
-    and after and the change. With a model judge, calls whose prompt did not change come from
-    the judge cache, so they cost nothing.
+    The view reads from the top down: what is tuned and on which items; the axis and level
+    the verdict is read on (two dropdowns); the verdict, then the agreement on each part and
+    the baseline; below them, side by side, the edits (one text area per template, the
+    offline settings tab, Run, Export, the progress bar and what the last run did) and the
+    items, in a paged table (each item's score before and after, the change, the label, the
+    document and the part). It fits a 1440 x 900 screen whatever the sample size.
+
+    :meth:`run` rescores the sample with the edited templates (through
+    ``scorer.with_prompts``) and returns once it is done, in a script and in a notebook cell
+    alike. The Run button calls :meth:`start` instead, which does not block the kernel: in
+    Jupyter the run is a task on the kernel's event loop, with a progress bar. The first run
+    also scores the sample with the unedited scorer (the "before" scores, computed once).
+    With a model judge, calls whose prompt did not change come from the judge cache, so they
+    cost nothing.
 
     Given ``labels``, the sampled items are split once into a **tune** part and a **test**
     part by :func:`evaltoolkit.meta.tune_test_split`, whole groups at a time (``doc_id`` when
@@ -184,7 +171,10 @@ class PromptTuner(View):
         status: What the last run did.
         offline_note: The offline-judge notice (empty for a model judge).
         sliders: One slider per offline setting, by name (empty for a model judge).
-        results: The score change table and agreement table.
+        results: The verdict, the agreement table and the baseline line.
+        items_table: The items of the last run, a page at a time (a paged table).
+        axis_picker, level_picker: The axis and the level the verdict is read on.
+        choice_note: Says what the verdict reads.
         export_view: The exported prompts.
         comparison: The last run's per-item comparison (DataFrame), None before a run.
         agreement: The last run's agreement before and after, one row per part and metric
@@ -206,7 +196,7 @@ class PromptTuner(View):
         >>> tuner = PromptTuner(et.create_summarization_scorer(), "data/demo_summaries.jsonl",
         ...                     labels="human_score", sample=6)
         >>> tuner.textareas["coverage"].value += "\\nBe strict."
-        >>> frame = tuner.run_sync()
+        >>> frame = tuner.run()
         >>> list(frame.columns)
         ['item_id', 'before', 'after', 'change', 'human_score', 'doc_id', 'part']
         >>> sorted(tuner.agreement["part"].unique())
@@ -373,6 +363,9 @@ class PromptTuner(View):
         self.exported_record: dict[str, Any] | None = None
         self._last_run_edits: tuple[dict[str, str], dict[str, float]] | None = None
         self.task: asyncio.Task[pd.DataFrame] | None = None
+        self._after: EvalResult | None = None
+        self._scored = 0
+        self._choosing = False
 
         self.setting_specs = tuple(scorer.offline_setting_specs) if self.offline else ()
         self.sliders: dict[str, Any] = {}
@@ -384,7 +377,7 @@ class PromptTuner(View):
         self.textareas: dict[str, Any] = {}
         descriptions = self._descriptions()
         for name, text in prompts.items():
-            area = widgets.Textarea(value=text, rows=14, layout={"width": "98%"})
+            area = widgets.Textarea(value=text, rows=7, layout={"width": "98%"})
             area.add_class(f"evaltoolkit-prompt-{name}")
             self.textareas[name] = area
             hint = widgets.HTML(value=str(esc(descriptions.get(name, ""))))
@@ -408,19 +401,57 @@ class PromptTuner(View):
             value=str(esc(f"{first_step}, then press Run to compare the scores."))
         )
         self.results = widgets.HTML()
+        self.results.add_class("evaltoolkit-tuner-results")
         self.export_view = widgets.HTML()
         self.run_button.on_click(self._on_run_click)
         self.export_button.on_click(self._on_export_click)
+        self.axis_picker = widgets.Dropdown(
+            options=list(axes),
+            value=self.axis,
+            description="axis",
+            layout={"width": "200px"},
+        )
+        self.level_picker = widgets.Dropdown(
+            options=[
+                (LEVEL_NAMES[name], name)
+                for name in LEVELS
+                if self._level_available(scorer, name, group, chosen)
+            ],
+            value=self.level,
+            description="level",
+            layout={"width": "220px"},
+        )
+        self.choice_note = widgets.HTML(
+            value=str(esc(f"The verdict reads {self._what_is_read()}."))
+        )
+        self.axis_picker.observe(self._on_choice, names="value")
+        self.level_picker.observe(self._on_choice, names="value")
+        from ._paged_table import PagedTable
+
+        self.items_table: PagedTable = PagedTable(self._item_columns(()), page_size=8)
+        self.items_table.add_class("evaltoolkit-score-change")
+        self.tabs.layout = {"max_height": "260px", "overflow": "auto"}
+        editor = widgets.VBox(
+            [
+                self.tabs,
+                widgets.HBox([self.run_button, self.export_button, self.progress]),
+                self.status,
+                self.export_view,
+            ],
+            layout={"width": "50%", "min_width": "0"},
+        )
+        items = widgets.VBox(
+            [widgets.HTML(value="<b>Score change per item</b>"), self.items_table],
+            layout={"width": "50%", "min_width": "0", "padding": "0 0 0 10px"},
+        )
         self.widget = widgets.VBox(
             [
                 self.intro,
                 self.split_view,
                 self.offline_note,
-                self.tabs,
-                widgets.HBox([self.run_button, self.export_button, self.progress]),
-                self.status,
+                widgets.HBox([self.axis_picker, self.level_picker, self.choice_note]),
                 self.results,
-                self.export_view,
+                widgets.HBox([editor, items]),
             ],
             layout={"width": "100%"},
         )
@@ -453,6 +484,17 @@ class PromptTuner(View):
                 return None
             baseline = spec.baseline
         return create_scorer(str(baseline))
+
+    @staticmethod
+    def _level_available(
+        scorer: Any, level: str, group: str | None, chosen: Sequence[DataItem]
+    ) -> bool:
+        """Whether the items support reading the verdict at ``level``."""
+        try:
+            PromptTuner._level_for(scorer, level, group, chosen)
+        except ConfigurationError:
+            return False
+        return True
 
     @staticmethod
     def _level_for(
@@ -513,43 +555,6 @@ class PromptTuner(View):
                 text += "."
             described[name] = f"{text} Placeholders it must keep: {needed or 'none'}.".strip()
         return described
-
-    def _intro_html(self) -> Markup:
-        judge = self.scorer.judge_model
-        if len(self._data) == self._total_items - self._unreadable:
-            drawn = "all of them"
-        elif self._seed is None:
-            drawn = "the first ones"
-        else:
-            drawn = f"drawn with seed {self._seed}"
-        what = "offline settings and prompts" if self.setting_specs else "prompts"
-        text = (
-            f"Tuning the {self.scorer.id} {what} (judge: {judge}) on "
-            f"{len(self._data)} of {self._total_items} items ({drawn})."
-        )
-        if self._unreadable:
-            text += f" {self._unreadable} unreadable items are left out."
-        if self.label_column:
-            text += f" Human labels: {self.label_column}; agreement read on {self._what_is_read()}."
-        if self.split is not None:
-            counts = self.split.value_counts()
-            kept = f"by {self.group!r}" if self.group else "item by item"
-            text += (
-                f" Split once ({kept}, test share {self.test_share:g}): tune on "
-                f"{counts.get('tune', 0)} items, confirm on {counts.get('test', 0)} held-out "
-                "items."
-            )
-        return Markup(f"<div>{esc(text)}</div>")
-
-    def _what_is_read(self) -> str:
-        """``"the final score, per document (doc_id)"``: the axis and level of the verdict."""
-        axis = "the final score" if self.axis == "score" else f"the {self.axis} axis"
-        if self.level == "per_group":
-            where = "per document" if self.group == _DEFAULT_GROUP else f"per {self.group}"
-            return f"{axis}, {where} ({self.group})"
-        if self.level == "system":
-            return f"{axis}, at the system level ({self.system} means)"
-        return f"{axis}, pooled over the items"
 
     @property
     def items(self) -> list[Any]:
@@ -684,8 +689,23 @@ class PromptTuner(View):
             changed["disabled_rules"] = sorted(settings.disabled_rules)
         return changed
 
-    def run(self) -> asyncio.Task[pd.DataFrame] | None:
-        """Start a run, as the Run button does.
+    def run(self) -> pd.DataFrame:
+        """Rescore the sample and return the per-item comparison, once the run is done.
+
+        Blocks like every other ``run`` in the toolkit, in a script and in a Jupyter cell
+        alike (inside a running event loop the run goes on a worker thread's loop). The Run
+        button does not block: it calls :meth:`start`.
+
+        Returns:
+            The comparison (also in ``.comparison``); see :meth:`arun`.
+
+        Raises:
+            ConfigurationError: An edited template lost a placeholder or uses an unknown one.
+        """
+        return run_sync(self.arun())
+
+    def start(self) -> asyncio.Task[pd.DataFrame] | None:
+        """Start a run without waiting for it, as the Run button does.
 
         Inside a running event loop (a Jupyter kernel) the run is scheduled as a task on it
         and the task is returned at once (also in ``.task``); a run already in progress is
@@ -704,8 +724,14 @@ class PromptTuner(View):
         return self.task
 
     def run_sync(self) -> pd.DataFrame:
-        """Run to completion and return the comparison, even inside a running event loop."""
-        return run_sync(self.arun())
+        """Deprecated: the same as :meth:`run`, which blocks now."""
+        warnings.warn(
+            "PromptTuner.run_sync() is deprecated: run() blocks now and returns the same "
+            "comparison (start() returns the asyncio Task for the Run button's behaviour)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.run()
 
     async def arun(self) -> pd.DataFrame:
         """Rescore the sample with the edited templates; return the per-item comparison.
@@ -731,6 +757,7 @@ class PromptTuner(View):
         runs = 1 if self._before is not None else 2
         self.progress.max = max(1, runs * len(self._data))
         self.progress.value = 0
+        self._scored = 0
         self.progress.description = "0 scored"
         self.progress.bar_style = ""
         self.status.value = str(esc(f"Scoring {len(self._data)} items…"))
@@ -738,14 +765,10 @@ class PromptTuner(View):
             if self._before is None:
                 self._before = await self._score(self.scorer)
             after = await self._score(tuned)
-            comparison = self._compare(after)
-            self.comparison = comparison
-            self.agreement = self._agreement(comparison)
-            self.baseline_agreement = await self._against_baseline(after)
-            self.verdict = self._verdict()
+            self._after = after
+            comparison = await self._analyse(after)
             self._last_run_edits = (edited_texts, settings)
             self.status.value = str(self._status_html(comparison, after, edited, settings))
-            self.results.value = str(self._results_html(comparison))
             self.progress.bar_style = "success"
             return comparison
         except Exception as error:
@@ -756,6 +779,77 @@ class PromptTuner(View):
             raise
         finally:
             self.run_button.disabled = False
+
+    async def _analyse(self, after: EvalResult) -> pd.DataFrame:
+        """The comparison, agreement, baseline and verdict of a run, on the chosen axis and
+        level; shown in the page."""
+        comparison = self._compare(after)
+        self.comparison = comparison
+        self.agreement = self._agreement(comparison)
+        self.baseline_agreement = await self._against_baseline(after)
+        self.verdict = self._verdict()
+        self.results.value = str(self._results_html(comparison))
+        self.items_table.set_columns(self._item_columns(list(comparison.columns)))
+        self.items_table.set_frame(comparison.reset_index(drop=True))
+        return comparison
+
+    def _item_columns(self, present: Sequence[str]) -> list[Any]:
+        """The paged table's columns: the item, its scores and change, then the label, the
+        group and the part where the comparison has them."""
+        from ._paged_table import Column
+
+        columns = [
+            Column("item_id", "item"),
+            Column("before", "before", numeric=True, width="60px"),
+            Column("after", "after", numeric=True, width="60px"),
+            Column("change", "change", numeric=True, width="64px"),
+        ]
+        for key in (self.label_column, self.group, self.system, _PART_COLUMN):
+            if key and key in present and key not in {column.key for column in columns}:
+                numeric = key == self.label_column
+                columns.append(Column(key, key, numeric=numeric))
+        return columns
+
+    def choose(self, *, axis: str | None = None, level: str | None = None) -> None:
+        """Read the verdict on another axis or level, as the two dropdowns do.
+
+        After a run, the comparison, agreement and verdict are recomputed from the scores
+        already there (nothing is rescored).
+
+        Raises:
+            ConfigurationError: An axis the scorer does not have, or a level the items
+                cannot support.
+        """
+        axes = _axes_of(self.scorer)
+        if axis is not None and axis not in axes:
+            raise ConfigurationError(
+                f"PromptTuner: the {self.scorer.id} scorer has no axis {axis!r}; choose one "
+                f"of {', '.join(axes)}"
+            )
+        new_level = self.level if level is None else level
+        if new_level not in {value for _, value in self.level_picker.options}:
+            raise ConfigurationError(
+                f"PromptTuner: level {new_level!r} is not available for these items; choose "
+                f"one of {', '.join(value for _, value in self.level_picker.options)}"
+            )
+        self.axis = self.axis if axis is None else axis
+        self.level = new_level
+        self.system = SYSTEM_COLUMN if self.level == "system" else None
+        self._choosing = True
+        try:
+            self.axis_picker.value = self.axis
+            self.level_picker.value = self.level
+        finally:
+            self._choosing = False
+        self.choice_note.value = str(esc(f"The verdict reads {self._what_is_read()}."))
+        self.intro.value = str(self._intro_html())
+        if self._before is not None and self._after is not None:
+            run_sync(self._analyse(self._after))
+
+    def _on_choice(self, change: dict[str, Any]) -> None:
+        if self._choosing:
+            return
+        self.choose(axis=str(self.axis_picker.value), level=str(self.level_picker.value))
 
     def _compare(self, after: EvalResult) -> pd.DataFrame:
         assert self._before is not None
@@ -862,194 +956,18 @@ class PromptTuner(View):
         )
 
     def _on_item_complete(self, item: ItemResult) -> None:
-        self.progress.value = min(self.progress.value + 1, self.progress.max)
-        self.progress.description = f"{self.progress.value}/{self.progress.max}"
-
-    def _status_html(
-        self,
-        comparison: pd.DataFrame,
-        after: EvalResult,
-        edited: list[str],
-        settings: dict[str, float],
-    ) -> Markup:
-        changes = [value for value in comparison["change"].tolist() if not math.isnan(value)]
-        changed = sum(1 for value in changes if abs(value) > _CHANGE_TOLERANCE)
-        mean = math.fsum(changes) / len(changes) if changes else math.nan
-        failed = len(comparison) - len(changes)
-        text = (
-            f"Scored {len(comparison)} items before and after: {changed} changed, mean change "
-            f"{_signed(mean)}."
-        )
-        if failed:
-            text += f" {failed} items failed in one of the runs (no change computed)."
-        text += f" Edited templates: {', '.join(edited) or 'none'}."
-        if self.setting_specs:
-            shown = ", ".join(f"{name}={value:g}" for name, value in settings.items())
-            text += f" Changed settings: {shown or 'none'}."
-        parts: list[object] = [Markup(f"<div class='evaltoolkit-status'>{esc(text)}</div>")]
-        if self.offline and not settings:
-            advice = (
-                "change its settings in the 'offline settings' tab, or use a model judge to "
-                "tune prompts"
-                if self.setting_specs
-                else "use a model judge to tune them"
-            )
-            parts.append(
-                note(
-                    f"Scores are unchanged because the offline judge ignores prompts; {advice}.",
-                    kind="warning",
-                )
-            )
-        elif not self.offline:
-            calls = [
-                call
-                for item in after
-                for result in item.scorer_results.values()
-                for call in result.calls
-            ]
-            cached = sum(1 for call in calls if call.cached)
-            cache_text = (
-                f"{cached} of {len(calls)} judge calls of the edited run came from the judge "
-                "cache (unchanged prompts cost nothing)."
-            )
-            parts.append(Markup(f"<div>{esc(cache_text)}</div>"))
-        return join(parts)
-
-    def _results_html(self, comparison: pd.DataFrame) -> Markup:
-        headers = ["item_id", "before", "after", "change"]
-        if self.label_column:
-            headers.append(self.label_column)
-        with_parts = _PART_COLUMN in comparison.columns
-        if with_parts:
-            headers.append(_PART_COLUMN)
-        body = []
-        for record in comparison.to_dict(orient="records"):
-            cells: list[object] = [
-                record["item_id"],
-                format_score(record["before"]),
-                format_score(record["after"]),
-                _signed(float(record["change"])),
-            ]
-            if self.label_column:
-                cells.append(record[self.label_column])
-            if with_parts:
-                cells.append(record[_PART_COLUMN])
-            body.append(cells)
-        parts: list[object] = [
-            Markup("<h4 style='margin:10px 0 4px 0'>Score change per item</h4>"),
-            table(headers, body, css_class="evaltoolkit-score-change"),
-        ]
-        if self.agreement is not None and self.label_column:
-            parts.extend(self._agreement_html(self.agreement))
-        return join(parts)
-
-    def _agreement_html(self, agreement: pd.DataFrame) -> list[object]:
-        agreement_rows = [
-            (
-                row["part"],
-                _METRIC_NAMES.get(str(row["metric"]), str(row["metric"])),
-                f"{format_score(row['before'])}",
-                f"{format_score(row['after'])}",
-                f"{_signed(float(row['change']))}"
-                f"{_interval(row['change_ci_low'], row['change_ci_high'])}",
-                row["n"],
-                row["verdict"] or "",
-                row["note"],
-            )
-            for row in agreement.to_dict(orient="records")
-        ]
-        if self.level == "system":
-            resampled = f"{self.group or 'item'} groups and {self.system} systems together"
-        else:
-            resampled = f"{self.group} groups" if self.group else "items"
-        parts: list[object] = [
-            Markup(
-                "<h4 style='margin:10px 0 4px 0'>Agreement with {label} before and after, "
-                "{what} (change with a 95% paired bootstrap interval over {resampled})</h4>"
-            ).format(label=self.label_column, what=self._what_is_read(), resampled=resampled),
-            table(
-                ["part", "metric", "before", "after", "change", "n", "verdict", "note"],
-                agreement_rows,
-                css_class="evaltoolkit-agreement",
-            ),
-        ]
-        parts.append(self._verdict_html(agreement))
-        parts.append(self._baseline_html())
-        return parts
-
-    def _baseline_html(self) -> Markup:
-        """One line per part: the edited judge against the baseline, paired."""
-        metric = self._primary_metric()
-        table = self.baseline_agreement
-        if table is None or metric is None or self.baseline is None:
-            return Markup("")
-        rows = table[table["metric"] == metric].to_dict(orient="records")
-        shown = "; ".join(
-            f"{row['part']} part: judge {format_score(row['after'])} vs baseline "
-            f"{format_score(row['before'])}, difference {_signed(float(row['change']))}"
-            f"{_interval(row['change_ci_low'], row['change_ci_high'])}"
-            for row in rows
-        )
-        text = (
-            f"Beside the {self.baseline.id} baseline ({self._verdict_name(metric)}, the edited "
-            f"judge against the baseline on the same resamples): {shown}."
-        )
-        return Markup("<div class='evaltoolkit-baseline'>{}</div>").format(text)
-
-    def _verdict_name(self, metric: str) -> str:
-        """``"per-document Spearman of the final score"``: what the verdict is read on."""
-        axis = "the final score" if self.axis == "score" else f"the {self.axis} axis"
-        level = _LEVEL_NAMES[self.level]
-        if self.level == "per_group" and self.group != _DEFAULT_GROUP:
-            level = f"per-{self.group}"
-        return f"{level} {_METRIC_NAMES.get(metric, metric)} of {axis}"
-
-    def _verdict_html(self, agreement: pd.DataFrame) -> Markup:
-        metric = self._primary_metric()
-        if metric is None:
-            return Markup("")
-        name = self._verdict_name(metric)
-        rows = {
-            str(row["part"]): row
-            for row in agreement[agreement["metric"] == metric].to_dict(orient="records")
-        }
-        if self.split is None or "tune" not in rows or "test" not in rows:
-            text = (
-                f"No verdict: the {name} was measured on the items it was tuned on only "
-                "(no held-out test part)."
-            )
-            return Markup("<div class='evaltoolkit-verdict'>{}</div>").format(text)
-        tune, test = rows["tune"], rows["test"]
-        documents = "documents" if self.group == _DEFAULT_GROUP else f"{self.group} groups"
-        meaning = {
-            _BETTER: "the test interval lies above 0: agreement rose on documents the edit was "
-            "not tuned on; this is the one verdict that supports keeping the edit",
-            _WORSE: "the test interval lies below 0: agreement fell on documents the edit was "
-            "not tuned on; do not keep the edit",
-            _CANNOT_TELL: "the test part cannot tell the change from noise (its interval "
-            "includes 0, or it has too few documents for a verdict); this is no reason to keep "
-            "the edit",
-            _LOST: "after the edit every test item gets one and the same score, which was "
-            "not so before: the judge no longer tells them apart; do not keep the edit",
-        }.get(str(self.verdict), "")
-        if self.verdict == _LOST and self.group:
-            meaning = (
-                f"after the edit each of the {test['groups']:.0f} test {documents} gives all "
-                "its items one score, which it did not before: the judge no longer tells them "
-                "apart, whatever a pooled figure says; do not keep the edit"
-            )
-        text = (
-            f"Verdict ({name}): {self.verdict}. Tune part: {_signed(float(tune['change']))}"
-            f"{_interval(tune['change_ci_low'], tune['change_ci_high'])} over {tune['n']} "
-            f"items; test part: {_signed(float(test['change']))}"
-            f"{_interval(test['change_ci_low'], test['change_ci_high'])} over {test['n']} "
-            f"items; {meaning}."
-        )
-        return Markup("<div class='evaltoolkit-verdict'><b>{}</b></div>").format(text)
+        self._scored = min(self._scored + 1, self.progress.max)
+        # Every widget update is a message to the page: at most about 100 a run, so that
+        # 10,000 items do not send 20,000 of them.
+        step = max(1, self.progress.max // 100)
+        if self._scored % step == 0 or self._scored == self.progress.max:
+            with self.progress.hold_sync():
+                self.progress.value = self._scored
+                self.progress.description = f"{self._scored}/{self.progress.max}"
 
     def _on_run_click(self, button: Any) -> None:
         try:
-            self.run()
+            self.start()
         except Exception:  # shown in the status line; a button callback has no caller to tell
             return
 

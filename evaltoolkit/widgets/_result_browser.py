@@ -1,11 +1,11 @@
-"""ResultBrowser: a filterable, sortable table of results and a detail pane for one of them."""
+"""ResultBrowser: a paged, sortable, filterable table of results, one item's detail beside it."""
 
 from __future__ import annotations
 
 import json
 import math
 import os
-from collections.abc import Callable
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .._internal.html import (
@@ -17,7 +17,6 @@ from .._internal.html import (
     key_value_table,
     note,
     side_by_side,
-    table,
     text_block,
 )
 from ..errors import ConfigurationError
@@ -30,63 +29,70 @@ from ._rows import ResultRow, judged_another_source, result_rows
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ._paged_table import PagedTable
+
 __all__ = ["ResultBrowser"]
 
-_REASON_WIDTH = 110
-_ERROR_WIDTH = 90
-_SORT_BASE = ("position", "item_id", "scorer", "score", "error_step")
 _EXTRA_SHOWN_MAX = 40
+# The scorer filter's "every scorer" choice: a value no scorer id has (ipywidgets shows a
+# Dropdown whose value is None as blank, which is how the filter once rendered empty).
+ALL_SCORERS = ""
+_GROUP_FIELDS = ("doc_id", "group", "document", "system_id")
+_DATA_ORDER = "position"
 
 
-def _shorten(text: str | None, width: int) -> str:
-    if not text:
+def _rules(row: ResultRow) -> str:
+    """The offline rules behind the deciding axis's negative verdicts (unsupported claims or
+    unanswered questions), each once, in order."""
+    decided = row.extra.get("decided_by")
+    if decided == "alignment":
+        entries = (row.preprocess or {}).get("alignment") or []
+        negative = [
+            entry for entry in entries if isinstance(entry, Mapping) and not entry.get("supported")
+        ]
+    elif decided == "coverage":
+        entries = (row.analyze or {}).get("coverage") or []
+        negative = [
+            entry for entry in entries if isinstance(entry, Mapping) and not entry.get("answered")
+        ]
+    else:
         return ""
-    return text if len(text) <= width else text[: width - 1] + "…"
+    rules = dict.fromkeys(str(entry["rule"]) for entry in negative if entry.get("rule"))
+    return ", ".join(rules)
 
 
-def _missing(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
-
-
-def _sort_value(row: ResultRow, column: str) -> Any:
-    if column == "position":
-        return row.position
-    if column in ("item_id", "scorer", "score", "error_step"):
-        return getattr(row, column)
-    return row.extra.get(column)
-
-
-def _order_key(value: Any) -> tuple[int, Any]:
-    """Numbers before text, so that a column mixing both still sorts without a TypeError."""
-    if isinstance(value, bool):
-        return (0, float(value))
-    if isinstance(value, int | float):
-        return (0, float(value))
-    return (1, str(value))
+def _error_text(row: ResultRow) -> str:
+    return f"[{row.error_step}] {row.error_message or ''}" if row.failed else ""
 
 
 class ResultBrowser(View):
     """Filter, sort and read the results of a run, one row per item and scorer.
 
-    Filters: the scorer, a score range and "failed only". Rows sort by any column, ascending
-    or descending; missing values always come last. The table shows at most ``max_rows``
-    rows, and says how many match. Picking a row shows its detail: score, reason, the error
-    (step and message) of a failed item, the scorer's details, input and output, the claims and
-    questions of a summarization result, and every judge call's prompt and raw reply.
+    The table is paged (``max_rows`` rows a page) and sorted, filtered and paged in Python, so
+    10,000 items open as fast as 20. Its columns: the item, the scorer, the score, both
+    summarization axes and the one that decided the score, the document (or group), the
+    offline rules behind the deciding axis's negative verdicts, the error of a failed item
+    and, given ``labels``, the human label, the judge-human gap and the tags. Click a header
+    to sort by it (again: the other way; missing values always last), type in the filter box
+    to keep rows containing the text, and click a row to open its detail beside the table:
+    score, reason, the error (step and message) of a failed item, the scorer's details, input
+    and output, the claims and questions of a summarization result, and every judge call's
+    prompt and raw reply.
 
-    A score range narrower than the full range leaves out failed items (their score is NaN);
-    "failed only" shows them.
+    Filters above the table: the scorer, a score range and "failed only" (and, with labels,
+    the smallest judge-human gap). A score range narrower than the full range leaves out
+    failed items (their score is NaN); "failed only" shows them.
 
     Attributes:
         widget: The root container.
-        scorer_filter: Dropdown of scorer ids (None: every scorer).
+        scorer_filter: Dropdown of scorer ids (``ALL_SCORERS``, the empty string: every one).
         score_range: Range slider of scores.
         failed_only: Checkbox keeping failed items only.
-        sort_by: Dropdown of sort columns.
+        min_gap: With labels, the smallest |judge - human| gap kept.
+        sort_by: Dropdown of sort columns (the same as clicking a header).
         descending: Checkbox for descending order.
-        table: The table's HTML widget.
-        item_picker: Dropdown of the rows shown, for the detail pane.
-        detail: The picked row's HTML.
+        table: The paged table (an anywidget; ``table.rows`` holds the page shown).
+        detail: The picked row's HTML, beside the table.
 
     Example:
         >>> import evaltoolkit as et
@@ -105,7 +111,7 @@ class ResultBrowser(View):
         self,
         result_or_frame: EvalResult | pd.DataFrame | str | os.PathLike[str],
         *,
-        max_rows: int = 50,
+        max_rows: int = 20,
         labels: str | os.PathLike[str] | pd.DataFrame | None = None,
         label: str | None = None,
     ) -> None:
@@ -114,7 +120,7 @@ class ResultBrowser(View):
         Args:
             result_or_frame: An EvalResult, the DataFrame of its ``to_frame()`` (or
                 ``to_wide()``), or the path of saved results.
-            max_rows: The most rows the table shows at once.
+            max_rows: The rows of one page of the table.
             labels: A labels file made with the Annotator (or the frame of
                 :func:`~evaltoolkit.meta.read_labels`): each row gets the human label
                 (``human_<label>``), the judge-human ``gap`` (the judge's score on the
@@ -129,6 +135,8 @@ class ResultBrowser(View):
         if isinstance(max_rows, bool) or not isinstance(max_rows, int) or max_rows < 1:
             raise ConfigurationError(f"ResultBrowser: max_rows must be >= 1, got {max_rows!r}")
         widgets = ipywidgets()
+        from ._paged_table import PagedTable, callback_on_select
+
         self._rows = result_rows(result_or_frame)
         if labels is not None:
             self._rows = with_human_columns(self._rows, labels, label=label)
@@ -137,19 +145,25 @@ class ResultBrowser(View):
         finite = [row.score for row in self._rows if math.isfinite(row.score)]
         self._score_low = min([0.0, *finite])
         self._score_high = max([1.0, *finite])
-        numeric_extras = list(
-            dict.fromkeys(
+        self._frame = self._build_frame()
+        numeric_extras = [
+            key
+            for key in dict.fromkeys(
                 key
                 for row in self._rows
                 for key, value in row.extra.items()
                 if isinstance(value, int | float) and not isinstance(value, bool)
             )
-        )
+            if key not in self._frame.columns
+        ]
+        for key in numeric_extras:  # sortable from the dropdown, shown in the detail
+            self._frame[key] = [row.number(key) for row in self._rows]
 
         self.scorer_filter = widgets.Dropdown(
-            options=[("all scorers", None), *[(name, name) for name in scorers]],
-            value=None,
+            options=[("all scorers", ALL_SCORERS), *[(name, name) for name in scorers]],
+            value=ALL_SCORERS,
             description="scorer",
+            layout={"width": "260px"},
         )
         self.score_range = widgets.FloatRangeSlider(
             value=(self._score_low, self._score_high),
@@ -160,59 +174,129 @@ class ResultBrowser(View):
             readout_format=".2f",
             continuous_update=False,
         )
-        self.failed_only = widgets.Checkbox(value=False, description="failed only")
+        self.failed_only = widgets.Checkbox(
+            value=False, description="failed only", indent=False, layout={"width": "110px"}
+        )
         # With labels: keep the rows whose judge-human gap is at least this (0: every row).
         self.min_gap = widgets.BoundedFloatText(
             value=0.0, min=0.0, step=0.5, description="min gap", layout={"width": "160px"}
         )
         self.min_gap.layout.display = "" if labels is not None else "none"
+        sortable = [_DATA_ORDER, *[c.key for c in self._columns], *numeric_extras]
         self.sort_by = widgets.Dropdown(
-            options=[("data order", "position")]
-            + [(name, name) for name in _SORT_BASE[1:]]
-            + [(name, name) for name in numeric_extras if name not in _SORT_BASE],
-            value="position",
+            options=[("data order" if key == _DATA_ORDER else key, key) for key in sortable],
+            value=_DATA_ORDER,
             description="sort by",
+            layout={"width": "240px"},
         )
-        self.descending = widgets.Checkbox(value=False, description="descending")
-        self.table = widgets.HTML()
-        self.item_picker = widgets.Dropdown(
-            options=[], description="detail", layout={"width": "60%"}
+        self.descending = widgets.Checkbox(
+            value=False, description="descending", indent=False, layout={"width": "110px"}
         )
+        self.table: PagedTable = PagedTable(self._columns, page_size=max_rows)
+        self.table.set_frame(self._frame)
         self.detail = widgets.HTML()
+        self.detail.add_class("evaltoolkit-browser-detail")
         filters = widgets.HBox(
-            [self.scorer_filter, self.score_range, self.failed_only, self.min_gap]
+            [self.scorer_filter, self.score_range, self.failed_only, self.min_gap],
+            layout={"flex_flow": "row wrap"},
         )
         ordering = widgets.HBox([self.sort_by, self.descending])
-        self.widget = widgets.VBox(
-            [filters, ordering, self.table, self.item_picker, self.detail],
-            layout={"width": "100%"},
+        left = widgets.VBox(
+            [filters, ordering, self.table], layout={"width": "60%", "min_width": "0"}
         )
+        right = widgets.Box(
+            [self.detail],
+            layout={
+                "width": "40%",
+                "max_height": "780px",
+                "overflow": "auto",
+                "padding": "0 0 0 10px",
+                "border_left": "1px solid #ddd",
+            },
+        )
+        self.widget = widgets.HBox([left, right], layout={"width": "100%"})
         self.widget.add_class("evaltoolkit-result-browser")
 
-        self._matching: list[ResultRow] = []
         self._picked: ResultRow | None = None
-        self._refreshing = False
+        self._syncing = False
         self.refresh()
-        for control in (
-            self.scorer_filter,
-            self.score_range,
-            self.failed_only,
-            self.min_gap,
-            self.sort_by,
-            self.descending,
-        ):
-            control.observe(self._on_control, names="value")
-        self.item_picker.observe(self._on_pick, names="value")
+        for control in (self.scorer_filter, self.score_range, self.failed_only, self.min_gap):
+            control.observe(self._on_filter, names="value")
+        self.sort_by.observe(self._on_sort_control, names="value")
+        self.descending.observe(self._on_sort_control, names="value")
+        self.table.observe(self._on_table_sort, names=["sort_key", "descending"])
+        callback_on_select(self.table, lambda key: self._pick(self._rows[key]))
+
+    def _build_frame(self) -> pd.DataFrame:
+        """One row per result, keyed by position: what the table shows and sorts."""
+        import pandas as pd
+
+        from ._paged_table import Column
+
+        rows = self._rows
+        columns = [Column("item_id", "item", width="150px"), Column("scorer", "scorer")]
+        data: dict[str, list[Any]] = {
+            "item_id": [str(row.item_id) for row in rows],
+            "scorer": [row.scorer for row in rows],
+        }
+        columns.append(Column("score", "score", numeric=True, width="56px"))
+        data["score"] = [row.score for row in rows]
+        if any("alignment_score" in row.extra for row in rows):
+            columns += [
+                Column("alignment", "alignment", numeric=True, width="70px"),
+                Column("coverage", "coverage", numeric=True, width="66px"),
+                Column("decided_by", "decided by", width="76px"),
+            ]
+            data["alignment"] = [row.number("alignment_score") for row in rows]
+            data["coverage"] = [row.number("coverage_score") for row in rows]
+            data["decided_by"] = [str(row.extra.get("decided_by") or "") for row in rows]
+        group = next(
+            (name for name in _GROUP_FIELDS if any(name in row.extra for row in rows)), None
+        )
+        if group is not None:
+            columns.append(Column(group, group))
+            data[group] = [_plain(row.extra.get(group)) for row in rows]
+        human = next(
+            (
+                key
+                for row in rows
+                for key in row.extra
+                if key.startswith("human_") and key != "human_notes"
+            ),
+            None,
+        )
+        if human is not None:
+            columns.append(Column(human, human.replace("_", " "), numeric=True))
+            data[human] = [row.extra.get(human) for row in rows]
+        if any("gap" in row.extra for row in rows):
+            columns.append(Column("gap", "gap", numeric=True, width="52px"))
+            data["gap"] = [row.number("gap") for row in rows]
+        data["rule"] = [_rules(row) for row in rows]
+        if any(data["rule"]):
+            columns.append(Column("rule", "rule"))
+        if any("tags" in row.extra for row in rows):
+            columns.append(Column("tags", "tags"))
+            data["tags"] = [str(row.extra.get("tags") or "") for row in rows]
+        columns.append(Column("error", "error"))
+        data["error"] = [_error_text(row) for row in rows]
+        self._columns = columns
+        return pd.DataFrame(data, index=pd.RangeIndex(len(rows)))
 
     @property
     def matching(self) -> int:
-        """How many rows pass the filters (the table shows at most ``max_rows`` of them)."""
-        return len(self._matching)
+        """How many rows pass the filters (on every page)."""
+        return self.table.total
 
     @property
     def visible(self) -> list[tuple[Any, str]]:
-        """``(item_id, scorer)`` of each row the table shows, in table order."""
-        return [(row.item_id, row.scorer) for row in self._matching[: self.max_rows]]
+        """``(item_id, scorer)`` of every row that passes the filters, in table order (every
+        page; the page shown is :attr:`page`)."""
+        return [(self._rows[key].item_id, self._rows[key].scorer) for key in self.table.order]
+
+    @property
+    def page(self) -> list[tuple[Any, str]]:
+        """``(item_id, scorer)`` of the rows on the page shown."""
+        return [(self._rows[key].item_id, self._rows[key].scorer) for key in self.table.row_keys]
 
     @property
     def picked(self) -> tuple[Any, str] | None:
@@ -231,96 +315,45 @@ class ResultBrowser(View):
         """
         for row in self._rows:
             if row.item_id == item_id and (scorer is None or row.scorer == scorer):
+                self.table.show_row(row.position)
                 self._pick(row)
                 return
         which = f" under scorer {scorer!r}" if scorer else ""
         raise KeyError(f"no item {item_id!r}{which}")
 
-    def _passes(self) -> Callable[[ResultRow], bool]:
+    def _mask(self) -> pd.Series:
+        frame = self._frame
+        scores = frame["score"]
         scorer = self.scorer_filter.value
         low, high = (float(value) for value in self.score_range.value)
         full_range = low <= self._score_low and high >= self._score_high
-        failed_only = bool(self.failed_only.value)
+        failed = frame["error"] != ""
+        if self.failed_only.value:
+            keep = failed.copy()
+        else:
+            in_range = scores.between(low - 1e-9, high + 1e-9)
+            keep = in_range | (scores.isna() & full_range)
+        if scorer not in (None, ALL_SCORERS):
+            keep &= frame["scorer"] == scorer
         min_gap = float(self.min_gap.value)
-
-        def keep(row: ResultRow) -> bool:
-            if min_gap > 0 and not abs(row.number("gap")) >= min_gap:
-                return False
-            if scorer is not None and row.scorer != scorer:
-                return False
-            if failed_only and not row.failed:
-                return False
-            if math.isnan(row.score):
-                return full_range or failed_only
-            return low - 1e-9 <= row.score <= high + 1e-9
-
+        if min_gap > 0:
+            gaps = frame["gap"] if "gap" in frame.columns else scores * math.nan
+            keep &= gaps.abs() >= min_gap
         return keep
 
-    def _sorted(self, rows: list[ResultRow]) -> list[ResultRow]:
-        column = str(self.sort_by.value)
-        present = [row for row in rows if not _missing(_sort_value(row, column))]
-        absent = [row for row in rows if _missing(_sort_value(row, column))]
-        present.sort(
-            key=lambda row: _order_key(_sort_value(row, column)),
-            reverse=bool(self.descending.value),
-        )
-        return present + absent
-
     def refresh(self) -> None:
-        """Apply the filters and the sort order, and redraw the table."""
-        self._matching = self._sorted([row for row in self._rows if self._passes()(row)])
-        shown = self._matching[: self.max_rows]
-        self.table.value = str(self._table_html(shown))
-        options = [(f"{row.item_id} · {row.scorer}", row.position) for row in shown]
-        picked = self._picked.position if self._picked is not None else None
-        # Replacing the options moves the picker's value; that is not the user picking a row.
-        self._refreshing = True
-        try:
-            self.item_picker.options = options
-            self.item_picker.value = picked if picked in {value for _, value in options} else None
-        finally:
-            self._refreshing = False
-        if self._picked is None and shown:
-            self._pick(shown[0])
+        """Apply the filters and redraw the table (sorting stays as it is)."""
+        self.table.set_mask(self._mask())
+        order = self.table.order
+        if self._picked is None and order:
+            self._pick(self._rows[order[0]])
         elif self._picked is None:
             self.detail.value = str(note("No row matches the filters."))
 
-    def _table_html(self, shown: list[ResultRow]) -> Markup:
-        column = str(self.sort_by.value)
-        extra_column = column not in _SORT_BASE
-        headers = ["item_id", "scorer", "score", "reason", "error"]
-        if extra_column:
-            headers.insert(3, column)
-        body = []
-        for row in shown:
-            error = f"[{row.error_step}] {row.error_message or ''}" if row.failed else ""
-            cells: list[object] = [
-                row.item_id,
-                row.scorer,
-                format_score(row.score),
-                _shorten(row.reason, _REASON_WIDTH),
-                _shorten(error, _ERROR_WIDTH),
-            ]
-            if extra_column:
-                cells.insert(3, format_score(row.extra.get(column)))
-            body.append(cells)
-        order = "descending" if self.descending.value else "ascending"
-        sort_text = "data order" if column == "position" else f"{column}, {order}"
-        summary = (
-            f"showing {len(shown)} of {len(self._matching)} matching rows "
-            f"({len(self._rows)} in all); sorted by {sort_text}"
-        )
-        return join(
-            [
-                Markup("<div class='evaltoolkit-showing'>{}</div>").format(summary),
-                table(headers, body, css_class="evaltoolkit-results"),
-            ]
-        )
-
     def _pick(self, row: ResultRow) -> None:
         self._picked = row
-        if row.position in {value for _, value in self.item_picker.options}:
-            self.item_picker.value = row.position
+        if self.table.selected != row.position:
+            self.table.selected = row.position
         self.detail.value = str(self._detail_html(row))
 
     def _detail_html(self, row: ResultRow) -> Markup:
@@ -362,22 +395,44 @@ class ResultBrowser(View):
         parts.append(judge_calls_section(row))
         return Markup("<div class='evaltoolkit-detail'>{}</div>").format(join(parts))
 
-    def _on_control(self, change: dict[str, Any]) -> None:
+    def _on_filter(self, change: dict[str, Any]) -> None:
         self.refresh()
 
-    def _on_pick(self, change: dict[str, Any]) -> None:
-        position = change["new"]
-        if self._refreshing or position is None:
+    def _on_sort_control(self, change: dict[str, Any]) -> None:
+        if self._syncing:
             return
-        if self._picked is None or self._picked.position != position:
-            self._pick(self._rows[int(position)])
+        key = str(self.sort_by.value)
+        if key not in self._frame.columns:
+            key = ""  # data order: the frame's own order
+        self._syncing = True
+        try:
+            with self.table.hold_trait_notifications():
+                self.table.sort_key = key
+                self.table.descending = bool(self.descending.value)
+        finally:
+            self._syncing = False
+
+    def _on_table_sort(self, change: dict[str, Any]) -> None:
+        """A header clicked in the page: the dropdown and the checkbox follow."""
+        if self._syncing:
+            return
+        self._syncing = True
+        try:
+            self.sort_by.value = self.table.sort_key or _DATA_ORDER
+            self.descending.value = bool(self.table.descending)
+        finally:
+            self._syncing = False
 
     def __repr__(self) -> str:
         picked = "" if self.picked is None else f", detail={self.picked!r}"
         return (
-            f"ResultBrowser({len(self._rows)} rows, {len(self._matching)} matching, "
-            f"showing {min(len(self._matching), self.max_rows)}{picked})"
+            f"ResultBrowser({len(self._rows)} rows, {self.matching} matching, "
+            f"{self.max_rows} a page{picked})"
         )
+
+
+def _plain(value: Any) -> Any:
+    return "" if value is None else value if isinstance(value, int | float) else str(value)
 
 
 def _text(value: Any) -> str:

@@ -1,21 +1,19 @@
-"""The few settings of the offline judge, named, typed, documented and checked, and its rules.
+"""What the offline judges' settings and rules share: settings named, typed, documented and checked.
 
-:class:`SummarizationOfflineSettings` holds every constant of the offline summarization judge
-that was chosen by measuring it against human labels; everything else in the judge is a rule
-with no tuned number. :class:`AnswerSimilarityOfflineSettings` does the same for the offline
-answer-similarity judge's thresholds. Each setting has a valid range, checked on construction,
-and a description; ``specs()`` lists them (for sliders or a table).
+Each scorer's folder declares its settings on :class:`OfflineSettings`:
+``SummarizationOfflineSettings`` (``summarization/_settings.py``) holds every constant of the
+offline summarization judge that was chosen by measuring it against human labels; everything
+else in the judge is a rule with no tuned number. ``AnswerSimilarityOfflineSettings``
+(``answer_similarity/_settings.py``) does the same for the offline answer-similarity judge's
+thresholds. Each setting has a valid range, checked on construction, and a description;
+``specs()`` lists them (for sliders or a table).
 
-The rules are named (:class:`OfflineRule`; the tables are ``CLAIM_RULES`` in ``_claims`` and
-``QUESTION_RULES`` in ``_questions``): each verdict names the rule that decided it, and
-``disabled_rules`` switches rules off by name, to measure what each one contributes. The judges
+The rules are named (:class:`OfflineRule`; the tables are ``CLAIM_RULES`` in
+``summarization/_claims.py`` and ``QUESTION_RULES`` in ``summarization/_questions.py``): each
+verdict names the rule that decided it, and ``disabled_rules`` switches rules off by name, to
+measure what each one contributes. The judges
 pick their rules from a table by name and kind (:func:`rule_named`, :func:`rules_of_kind`),
 never by position, so a new row changes only what its own name and kind say.
-
-How the defaults were chosen: by a grid search over the ranges below on all the human-labelled
-dev sets together (SummEval, REALSumm, Rank19, Newsroom), maximising the judge's mean
-improvement over a content-word-overlap baseline, and checked set by set with that set left out
-of the search (``benchmarks/offline_quality.py`` prints both).
 """
 
 from __future__ import annotations
@@ -23,19 +21,19 @@ from __future__ import annotations
 import difflib
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import field, fields
 from typing import Any, Generic, Literal, NamedTuple, Self, TypeVar, cast
 
-from ...errors import ConfigurationError
+from ..errors import ConfigurationError
 
 __all__ = [
-    "AnswerSimilarityOfflineSettings",
     "OfflineRule",
+    "OfflineSettings",
     "RuleKind",
     "SettingSpec",
-    "SummarizationOfflineSettings",
     "rule_named",
     "rules_of_kind",
+    "setting",
 ]
 
 #: What part a rule plays in its verdict. ``default``: the verdict given when no check
@@ -136,14 +134,14 @@ class SettingSpec(NamedTuple):
     description: str
 
 
-def _setting(default: float, minimum: float, maximum: float, description: str) -> Any:
+def setting(default: float, minimum: float, maximum: float, description: str) -> Any:
     return field(
         default=default,
         metadata={"minimum": minimum, "maximum": maximum, "description": description},
     )
 
 
-class _OfflineSettings:
+class OfflineSettings:
     """What both settings classes share: range checks, :meth:`specs` and :meth:`from_mapping`."""
 
     def __post_init__(self) -> None:
@@ -185,6 +183,7 @@ class _OfflineSettings:
             One :class:`SettingSpec` per setting, in declaration order.
 
         Example:
+            >>> from evaltoolkit.scorers import SummarizationOfflineSettings
             >>> [spec.name for spec in SummarizationOfflineSettings.specs()][:2]
             ['claim_support', 'phrase_gap']
         """
@@ -222,6 +221,7 @@ class _OfflineSettings:
                 of its range.
 
         Example:
+            >>> from evaltoolkit.scorers import SummarizationOfflineSettings
             >>> SummarizationOfflineSettings.from_mapping({"claim_suport": 0.9})
             Traceback (most recent call last):
             ...
@@ -253,6 +253,7 @@ question_lead_bias, mention_share, answer_share, disabled_rules
         :meth:`from_mapping` checks them).
 
         Example:
+            >>> from evaltoolkit.scorers import SummarizationOfflineSettings
             >>> SummarizationOfflineSettings().updated({"phrase_gap": 2}).phrase_gap
             2
         """
@@ -263,127 +264,3 @@ question_lead_bias, mention_share, answer_share, disabled_rules
             else dict(cast(Mapping[str, Any], changes))
         )
         return self.from_mapping({**{name: getattr(self, name) for name in names}, **given})
-
-
-@dataclass(frozen=True)
-class SummarizationOfflineSettings(_OfflineSettings):
-    """Settings of the offline summarization judge (``judge_source`` and ``judge_coverage``).
-
-    Every value is checked against its range on construction.
-
-    Attributes:
-        claim_support: Share of a claim's content (each word weighted by how specific it is to
-            the document) that its evidence, one source sentence and what that sentence refers
-            to, must state for the claim to count as supported.
-        phrase_gap: Most words the source sentence may have between two names, nouns or
-            numbers that a claim puts side by side; more, and the claim joins what the source
-            keeps apart ("Seven games involving Nimes were arrested" from "... were
-            investigated after Conrad was arrested"). Words of a comma-delimited aside between
-            them do not count.
-        verb_gap: The same for a verb or adverb and the word next to it in the claim.
-        question_lead_bias: How strongly questions favour the start of the source: a fact's
-            importance is divided by ``(1 + sentence index) ** question_lead_bias``.
-        mention_share: Share of the questions that ask whether the summary mentions one of the
-            source's key names or phrases ("Does the text mention ...?"); the others ask whether
-            it states one of the source's central facts.
-        answer_share: Share of a question's fact (names and numbers included, each word
-            weighted) that one sentence of the summary must state for the question to count
-            as answered.
-        disabled_rules: Names of rules switched off (see ``OFFLINE_RULES``): each decides
-            no verdict then, as if it were not there. Empty by default.
-
-    Example:
-        >>> settings = SummarizationOfflineSettings(claim_support=0.8, verb_gap=3)
-        >>> settings.claim_support, settings.verb_gap
-        (0.8, 3)
-        >>> SummarizationOfflineSettings.from_mapping({"answer_share": 0.6}).answer_share
-        0.6
-    """
-
-    claim_support: float = _setting(
-        0.9,
-        0.5,
-        1.0,
-        "Share of a claim's content its evidence sentence must state for the claim to count "
-        "as supported.",
-    )
-    phrase_gap: int = _setting(
-        4,
-        0,
-        6,
-        "Most words the source may have between two names, nouns or numbers that a claim "
-        "puts side by side (words of an aside set off by commas do not count).",
-    )
-    verb_gap: int = _setting(
-        8,
-        0,
-        10,
-        "Most words the source may have between a verb or adverb and the word a claim puts "
-        "next to it.",
-    )
-    question_lead_bias: float = _setting(
-        0.5,
-        0.0,
-        3.0,
-        "How strongly questions favour the start of the source: a fact's importance is "
-        "divided by (1 + its sentence's index) to this power.",
-    )
-    mention_share: float = _setting(
-        0.6,
-        0.0,
-        1.0,
-        "Share of the questions that ask whether the summary mentions a key name or phrase "
-        "of the source; the rest ask whether it states a central fact.",
-    )
-    answer_share: float = _setting(
-        0.6,
-        0.1,
-        1.0,
-        "Share of a question's fact that one summary sentence must state "
-        "for the question to count as answered.",
-    )
-    disabled_rules: frozenset[str] = frozenset()
-
-
-@dataclass(frozen=True)
-class AnswerSimilarityOfflineSettings(_OfflineSettings):
-    """Thresholds of the offline answer-similarity judge (how ``analyze_units`` matches).
-
-    A ground-truth unit is matched ``semantic`` when its numbers are all in an output unit and
-    that unit holds ``semantic_coverage`` of its weighted content or is ``semantic_fuzz``
-    similar to it in characters; ``partial`` when it holds ``partial_coverage``, or is
-    ``partial_fuzz`` similar with its numbers; else ``missing``. An output unit that matches
-    nothing is extra information unless ``restatement_share`` of it is in the question or the
-    ground truth. Every value is checked against its range on construction.
-
-    Example:
-        >>> AnswerSimilarityOfflineSettings(semantic_fuzz=95).semantic_fuzz
-        95.0
-        >>> AnswerSimilarityOfflineSettings.from_mapping({"partial_coverage": 0.4})
-        ... # doctest: +ELLIPSIS
-        AnswerSimilarityOfflineSettings(semantic_coverage=0.8, partial_coverage=0.4, ...)
-    """
-
-    semantic_coverage: float = _setting(
-        0.8, 0.5, 1.0, "Share of a ground-truth unit's weighted content for a semantic match."
-    )
-    partial_coverage: float = _setting(
-        0.5, 0.1, 1.0, "Share of a ground-truth unit's weighted content for a partial match."
-    )
-    semantic_fuzz: float = _setting(
-        88.0, 50.0, 100.0, "Character similarity (0-100) of the texts for a semantic match."
-    )
-    partial_fuzz: float = _setting(
-        72.0,
-        30.0,
-        100.0,
-        "Character similarity (0-100) for a partial match; a name at least this similar to "
-        "the ground truth's is no contradiction.",
-    )
-    restatement_share: float = _setting(
-        0.6,
-        0.0,
-        1.0,
-        "Share of an output unit's content already in the question or the ground truth for it "
-        "to be a restatement, not extra information.",
-    )

@@ -28,22 +28,13 @@ import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
-from ..errors import ConfigurationError, InputError
-from ..judge import Judge, JudgeBackend, JudgeConfig
-from ..records.messages import input_text
-from ._base import check_scale, judge_for, merge_options
-from ._judged import JudgedScorer, align_entries, verdict_lines
-from ._offline import (
-    SummarizationOfflineSettings,
-    check_rules,
-    draw_source_questions,
-    judge_claims,
-    judge_coverage,
-    judge_source,
-)
-from ._prompts import json_object
-from ._reasons import summarization_reason
-from ._steps import (
+from ...errors import ConfigurationError, InputError
+from ...judge import Judge, JudgeBackend, JudgeConfig
+from ...records.messages import input_text
+from .._base import check_scale, judge_for, merge_options
+from .._judged import JudgedScorer, align_entries, verdict_lines
+from .._prompts import json_object
+from .._steps import (
     REASON_MAX_TOKENS,
     Sample,
     Score,
@@ -53,7 +44,14 @@ from ._steps import (
     significant,
     two_decimals,
 )
-from ._summarization_prompts import (
+from ._offline import (
+    check_rules,
+    draw_source_questions,
+    judge_claims,
+    judge_coverage,
+    judge_source,
+)
+from ._prompts import (
     CLAIMS,
     CLAIMS_SCHEMA,
     COVERAGE,
@@ -66,6 +64,8 @@ from ._summarization_prompts import (
     SOURCE_QUESTIONS_SCHEMA,
     SYSTEM,
 )
+from ._reasons import summarization_reason
+from ._settings import SummarizationOfflineSettings
 
 __all__ = ["SummarizationScorer", "create_summarization_scorer", "deciding_axis"]
 

@@ -62,6 +62,7 @@ from typing import Any, Literal
 from rapidfuzz import fuzz
 
 from ...errors import InputError
+from .._language._text import HEDGES, MONTH_NAMES, Token, split_sentences
 from ._answer_index import OutputIndex, Spelling
 from ._answer_text import (
     MAX_UNIT_CHARS,
@@ -74,7 +75,6 @@ from ._answer_text import (
 )
 from ._answer_words import BLOCKING_LENGTH, WordIndex
 from ._settings import AnswerSimilarityOfflineSettings
-from ._text import HEDGES, MONTH_NAMES, Token, split_sentences
 
 __all__ = [
     "MAX_TEXT_CHARS",

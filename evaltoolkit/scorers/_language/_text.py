@@ -132,7 +132,7 @@ _RAW_TOKEN_RE = re.compile(
     re.VERBOSE,
 )
 _ASCII_DIGITS = frozenset("0123456789")
-_NUMBER_RE = re.compile(r"[0-9]+(?:\.[0-9]+)?")
+NUMBER_RE = re.compile(r"[0-9]+(?:\.[0-9]+)?")
 _ORDINAL_DIGITS_RE = re.compile(r"([0-9]+)(?:st|nd|rd|th)")
 
 
@@ -162,7 +162,7 @@ class Token:
     @memoized_property
     def is_number(self) -> bool:
         """Whether the token is a cardinal number (digits, possibly from number words)."""
-        return _NUMBER_RE.fullmatch(self.norm) is not None
+        return NUMBER_RE.fullmatch(self.norm) is not None
 
     @memoized_property
     def is_ordinal(self) -> bool:

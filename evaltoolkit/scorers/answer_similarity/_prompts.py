@@ -6,8 +6,7 @@ must keep its placeholders.
 
 from __future__ import annotations
 
-from ._prompts import json_object
-from ._summarization_prompts import REASON_SCHEMA
+from .._prompts import json_object
 
 __all__ = [
     "ANALYZE",
@@ -120,3 +119,5 @@ ANALYZE_SCHEMA = json_object(
         "extra_info": _STRINGS,
     }
 )
+
+REASON_SCHEMA = json_object({"reason": {"type": "string"}})

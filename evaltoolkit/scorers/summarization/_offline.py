@@ -24,9 +24,10 @@ import difflib
 from typing import Any
 
 from ...errors import ConfigurationError, InputError
+from .._offline_settings import OfflineRule
 from ._claims import CLAIM_RULES, ClaimCheck, judge_claim, split_claims
 from ._questions import QUESTION_RULES, QuestionCheck, answer_questions, draw_questions
-from ._settings import OfflineRule, SummarizationOfflineSettings
+from ._settings import SummarizationOfflineSettings
 
 #: Every named rule of the offline summarization judge: the claim rules, then the question
 #: rules (each with its name, the verdicts it decides, the verdict it gives, its purpose, its

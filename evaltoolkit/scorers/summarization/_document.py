@@ -8,9 +8,9 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
-from . import _text
-from ._memo import memoized_property
-from ._text import Token, is_light_word, split_clauses, split_sentences, tokenize
+from .._language import _text
+from .._language._memo import memoized_property
+from .._language._text import Token, is_light_word, split_clauses, split_sentences, tokenize
 
 EXCERPT_CHARS = 160
 _BE_FORMS = frozenset({"is", "are", "was", "were", "be", "been", "being"})

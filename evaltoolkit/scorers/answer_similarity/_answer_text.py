@@ -17,10 +17,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ._memo import memoized_property
-from ._text import (
-    _NUMBER_RE,
+from .._language._memo import memoized_property
+from .._language._text import (
     HEDGES,
+    NUMBER_RE,
     STOPWORDS,
     Token,
     clause_pieces,
@@ -84,7 +84,7 @@ def is_content(token: Token) -> bool:
         [False, True, True]
     """
     norm = token.norm
-    return norm not in STOPWORDS or norm.startswith("#") or _NUMBER_RE.fullmatch(norm) is not None
+    return norm not in STOPWORDS or norm.startswith("#") or NUMBER_RE.fullmatch(norm) is not None
 
 
 def is_value(token: Token) -> bool:
@@ -101,7 +101,7 @@ def is_value(token: Token) -> bool:
         [False, True, False, True, False]
     """
     norm = token.norm
-    return norm.startswith("#") or _NUMBER_RE.fullmatch(norm) is not None
+    return norm.startswith("#") or NUMBER_RE.fullmatch(norm) is not None
 
 
 def content_count(text: str) -> int:

@@ -1,7 +1,7 @@
-"""Reasons written from verdicts without a model.
+"""The summarization reason written from verdicts without a model.
 
-The reason steps' offline functions answer with these, and a summarization scorer created
-with ``reason="template"`` uses them to skip the reason call.
+The reason step's offline function answers with it, and a summarization scorer created
+with ``reason="template"`` uses it to skip the reason call.
 """
 
 from __future__ import annotations
@@ -9,15 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["answer_similarity_reason", "summarization_reason"]
+from .._language import quoted
 
-_LISTED = 3
-
-
-def _quoted(texts: Sequence[str]) -> str:
-    shown = "; ".join(f'"{text}"' for text in texts[:_LISTED])
-    more = len(texts) - _LISTED
-    return shown + (f" and {more} more" if more > 0 else "")
+__all__ = ["summarization_reason"]
 
 
 def summarization_reason(
@@ -56,13 +50,13 @@ def summarization_reason(
         return f"The score is 0: no question could be drawn from the source ({axes})."
     alignment_note = (
         f"{len(unsupported)} of {len(claims)} claims are not supported by the source: "
-        f"{_quoted(unsupported)}"
+        f"{quoted(unsupported)}"
         if unsupported
         else f"all {len(claims)} claims are supported by the source"
     )
     coverage_note = (
         f"the summary leaves {len(unanswered)} of {len(coverage)} questions about the source "
-        f"unanswered: {_quoted(unanswered)}"
+        f"unanswered: {quoted(unanswered)}"
         if unanswered
         else f"the summary answers all {len(coverage)} questions about the source"
     )
@@ -80,46 +74,3 @@ def summarization_reason(
         f"The score is {score:.3g}; alignment and coverage tie ({axes}): "
         f"{alignment_note}, and {coverage_note}."
     )
-
-
-def answer_similarity_reason(
-    *,
-    score: float,
-    matches: Sequence[Mapping[str, Any]],
-    contradictions: Sequence[Mapping[str, Any]],
-    extra_info: Sequence[str],
-) -> str:
-    """Explain an answer-similarity score with what matched, what is missing and what is wrong.
-
-    Example:
-        >>> answer_similarity_reason(score=1.0, contradictions=[], extra_info=[],
-        ...     matches=[{"ground_truth_unit": "Paris", "match_type": "exact"}])
-        'The score is 1: 1 of 1 ground-truth units matched exactly.'
-    """
-    by_type: dict[str, list[str]] = {"exact": [], "semantic": [], "partial": [], "missing": []}
-    for match in matches:
-        by_type.setdefault(str(match.get("match_type")), []).append(
-            str(match.get("ground_truth_unit"))
-        )
-    total = len(matches)
-    parts = [
-        f"{len(by_type[kind])} of {total} ground-truth units matched {label}"
-        for kind, label in (
-            ("exact", "exactly"),
-            ("semantic", "in meaning"),
-            ("partial", "in part"),
-        )
-        if by_type[kind]
-    ]
-    if by_type["missing"]:
-        parts.append(f"missing from the answer: {_quoted(by_type['missing'])}")
-    if contradictions:
-        parts.append(
-            "contradicting the ground truth: "
-            + _quoted([str(item.get("output_unit")) for item in contradictions])
-        )
-    if extra_info:
-        parts.append(f"extra information not in the ground truth: {_quoted(list(extra_info))}")
-    if not parts:
-        parts.append("no ground-truth unit to compare with")
-    return f"The score is {score:.3g}: " + "; ".join(parts) + "."

@@ -21,9 +21,9 @@ from typing import Any, Literal
 
 from rapidfuzz.distance import LCSseq, Levenshtein
 
-from ..records.messages import input_text, output_text
-from ._base import Scorer, StepTrace, check_scale, merge_options
-from ._steps import Sample, Score
+from ...records.messages import input_text, output_text
+from .._base import Scorer, StepTrace, check_scale, merge_options
+from .._steps import Sample, Score
 
 __all__ = [
     "TextDifference",

@@ -23,22 +23,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ConfigurationError, InputError
-from ..judge import Judge, JudgeBackend, JudgeConfig
-from ._answer_similarity_prompts import (
-    ANALYZE,
-    ANALYZE_SCHEMA,
-    EXTRACT,
-    EXTRACT_SCHEMA,
-    REASON,
-    REASON_SCHEMA,
-    SYSTEM,
-)
-from ._base import check_scale, judge_for, merge_options
-from ._judged import JudgedScorer, align_entries
-from ._offline import AnswerSimilarityOfflineSettings, analyze_units, extract_units
-from ._reasons import answer_similarity_reason
-from ._steps import (
+from ...errors import ConfigurationError, InputError
+from ...judge import Judge, JudgeBackend, JudgeConfig
+from .._base import check_scale, judge_for, merge_options
+from .._judged import JudgedScorer, align_entries
+from .._steps import (
     REASON_MAX_TOKENS,
     Sample,
     Score,
@@ -48,6 +37,18 @@ from ._steps import (
     json_lines,
     significant,
 )
+from ._offline import analyze_units, extract_units
+from ._prompts import (
+    ANALYZE,
+    ANALYZE_SCHEMA,
+    EXTRACT,
+    EXTRACT_SCHEMA,
+    REASON,
+    REASON_SCHEMA,
+    SYSTEM,
+)
+from ._reasons import answer_similarity_reason
+from ._settings import AnswerSimilarityOfflineSettings
 
 __all__ = [
     "ANSWER_THRESHOLD",

@@ -21,8 +21,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ._memo import memoized_property
-from ._text import AUXILIARIES, Token, is_verb_form, split_clauses, tokenize, word_set
+from .._language._memo import memoized_property
+from .._language._text import AUXILIARIES, Token, is_verb_form, split_clauses, tokenize, word_set
 
 _RELATIVE_OPENERS = word_set("who whom whose which")
 _COORDINATING_OPENERS = word_set("and but or")

@@ -20,9 +20,9 @@ import heapq
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from .._language._text import Token
 from ._answer_text import NormalisedUnit
 from ._answer_words import WordIndex
-from ._text import Token
 
 #: The most output units a ground-truth unit is compared with: those holding the most of its
 #: content words. A fact is stated in a few places of an answer, not in dozens; an output

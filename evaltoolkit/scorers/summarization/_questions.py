@@ -34,10 +34,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from .._language._text import Token, clean_clause, split_sentences, tokenize, word_set
+from .._offline_settings import OfflineRule, rule_named, rules_of_kind
 from ._document import TextUnit, analyse_source, detokenize, excerpt
 from ._facts import Fact, sentence_facts
-from ._settings import OfflineRule, SummarizationOfflineSettings, rule_named, rules_of_kind
-from ._text import Token, clean_clause, split_sentences, tokenize, word_set
+from ._settings import SummarizationOfflineSettings
 
 # Facts asked about carry at least this many content words.
 MIN_FACT_CONTENT = 5

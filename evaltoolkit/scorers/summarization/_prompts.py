@@ -14,7 +14,7 @@ is the same for every summary of that source: one cache key, one call.
 
 from __future__ import annotations
 
-from ._prompts import json_object
+from .._prompts import json_object
 
 __all__ = [
     "CLAIMS",
