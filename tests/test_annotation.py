@@ -377,8 +377,8 @@ def test_meta_evaluate_reads_a_labels_file(two_annotators: Path) -> None:
         task="summarization",
         label="consistency",
         labels=two_annotators,
-        source_col="input",
-        summary_col="output",
+        input_col="input",
+        output_col="output",
         n_bootstrap=50,
         progress=False,
     )
@@ -406,8 +406,8 @@ def test_compare_judges_and_the_prompt_tuner_read_a_labels_file(two_annotators: 
         {"offline": et.create_summarization_scorer()},
         label="consistency",
         labels=read_labels(two_annotators),
-        source_col="input",
-        summary_col="output",
+        input_col="input",
+        output_col="output",
         n_bootstrap=0,
         progress=False,
     )

@@ -114,8 +114,8 @@ def test_baselines_serve_meta_evaluate_compare_judges_and_the_tuner() -> None:
         data,
         task="naive-overlap",
         label="human_score",
-        source_col="input",
-        summary_col="output",
+        input_col="input",
+        output_col="output",
         n_bootstrap=0,
         progress=False,
     )
@@ -129,8 +129,8 @@ def test_baselines_serve_meta_evaluate_compare_judges_and_the_tuner() -> None:
             "length": create_summary_length_scorer(),
         },
         label="human_score",
-        source_col="input",
-        summary_col="output",
+        input_col="input",
+        output_col="output",
         n_bootstrap=0,
         progress=False,
     ).set_index("judge")
@@ -146,8 +146,8 @@ def test_baselines_serve_meta_evaluate_compare_judges_and_the_tuner() -> None:
             {"naive": create_naive_overlap_scorer(), "length": create_summary_length_scorer()},
             label="human_score",
             score="coverage",
-            source_col="input",
-            summary_col="output",
+            input_col="input",
+            output_col="output",
             n_bootstrap=0,
             progress=False,
         )
@@ -184,7 +184,7 @@ def test_the_baselines_reach_the_benchmark_readmes_figures() -> None:
     # "tokenisation details move them by about 0.01".
     folder = benchmarks_dir()
     summeval = load_summeval(folder / "summeval_dev.jsonl")
-    options: dict[str, Any] = {"source_col": "input", "summary_col": "output", "progress": False}
+    options: dict[str, Any] = {"input_col": "input", "output_col": "output", "progress": False}
     consistency = meta_evaluate(
         summeval, task="naive-overlap", label="consistency", n_bootstrap=0, **options
     )
@@ -202,9 +202,9 @@ def test_the_baselines_reach_the_benchmark_readmes_figures() -> None:
         answers,
         task="token-f1",
         label="human_correct",
-        question_col="input",
-        answer_col="output",
-        reference_col="ground_truth",
+        input_col="input",
+        output_col="output",
+        ground_truth_col="ground_truth",
         n_bootstrap=0,
         progress=False,
     )

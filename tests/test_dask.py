@@ -156,9 +156,9 @@ def test_score_frame_on_dask_equals_the_pandas_path(
     with dask.config.set({"dataframe.convert-string": False}):  # keep the 42 a number
         lazy_input = dd.from_pandas(frame, npartitions=3)
 
-    lazy = et.score_frame(lazy_input, scorers(), ground_truth=ground_truth)
+    lazy = et.score_frame(lazy_input, scorers(), ground_truth_col=ground_truth)
     scored = lazy.compute()
-    expected = et.score_frame(lazy_input.compute(), scorers(), ground_truth=ground_truth)
+    expected = et.score_frame(lazy_input.compute(), scorers(), ground_truth_col=ground_truth)
 
     assert isinstance(lazy, dd.DataFrame)
     assert lazy.npartitions == 3

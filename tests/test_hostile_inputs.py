@@ -129,7 +129,7 @@ def test_numbers_in_lists_and_frames_become_text_with_a_note() -> None:
         {"input": ["q", "q", "q"], "output": [4, None, 2.5], "gt": [4.0, None, "2.5"]}
     )
     with pytest.warns(UserWarning, match="changed on loading"):
-        scored = et.score_frame(frame, _difference(), ground_truth="gt", progress=False)
+        scored = et.score_frame(frame, _difference(), ground_truth_col="gt", progress=False)
     assert scored["textual-difference.score"].tolist()[0] == 1.0
     assert scored["textual-difference.score"].tolist()[2] == 1.0
     assert "read as the text '4'" in scored["notes"].iloc[0]

@@ -158,8 +158,8 @@ def test_meta_evaluate_never_uses_an_off_scale_value(tmp_path: Path) -> None:
             task="textual-difference",
             label="consistency",
             labels=path,
-            answer_col="input",
-            reference_col="output",
+            output_col="input",
+            ground_truth_col="output",
             n_bootstrap=0,
             progress=False,
         )
@@ -257,7 +257,7 @@ def test_a_mistyped_labels_path_says_no_such_file(tmp_path: Path) -> None:
             task="textual-difference",
             label="consistency",
             labels=str(missing),
-            answer_col="input",
-            reference_col="output",
+            output_col="input",
+            ground_truth_col="output",
             progress=False,
         )

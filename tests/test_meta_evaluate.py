@@ -89,11 +89,13 @@ def test_answer_similarity_keeps_the_best_reference(tmp_path: Path) -> None:
 
 def test_missing_columns_are_named(tmp_path: Path) -> None:
     frame = pd.DataFrame({"article": ["x"], "summary": ["y"], "consistency": [3.0]})
-    with pytest.raises(ConfigurationError, match=r"no column 'source' \(from --source-col\)"):
+    with pytest.raises(
+        ConfigurationError, match=r"no column 'source' \(from input_col= / --input-col\)"
+    ):
         meta_evaluate(frame, task="summarization", label="consistency", progress=False)
     with pytest.raises(ConfigurationError, match=r"no column 'human' \(from --label\)"):
         meta_evaluate(
-            frame, task="summarization", label="human", source_col="article", progress=False
+            frame, task="summarization", label="human", input_col="article", progress=False
         )
 
 

@@ -181,7 +181,7 @@ def test_summeval_preset_takes_other_column_names(tmp_path: Path) -> None:
         {"article": "text two", "abstract": "short two", "doc": "y", "human": 2.0},
     ]
     path = _write(pd.DataFrame(rows), tmp_path / "mine.csv")
-    frame = load_summeval(path, source="article", summary="abstract", group="doc", limit=1)
+    frame = load_summeval(path, input_col="article", output_col="abstract", group="doc", limit=1)
     assert frame["input"].tolist() == ["text one"]
     assert frame["output"].tolist() == ["short one"]
     # Without a system_id column the row number is the item id.
@@ -191,8 +191,8 @@ def test_summeval_preset_takes_other_column_names(tmp_path: Path) -> None:
 
 def test_summeval_preset_names_a_missing_column(tmp_path: Path) -> None:
     path = _write_jsonl(tmp_path / "summeval.jsonl", _summeval_rows())
-    with pytest.raises(EvalToolkitError, match=r"'article' \(from source\).*'summary'"):
-        load_summeval(path, source="article")
+    with pytest.raises(EvalToolkitError, match=r"'article' \(from input_col\).*'summary'"):
+        load_summeval(path, input_col="article")
     with pytest.raises(EvalToolkitError, match=r"'document' \(from group\)"):
         load_summeval(path, group="document")
     assert load_summeval(path, group=None)["item_id"].tolist() == ["0", "1", "2", "3"]
@@ -245,7 +245,9 @@ def test_qa_preset_without_ids_uses_row_numbers_and_missing_answers_stay_missing
         {"q": "b?", "gold": "y", "pred": "y", "ok": True},
     ]
     path = _write_jsonl(tmp_path / "qa.jsonl", rows)
-    frame = load_qa_equivalence(path, question="q", answers="gold", candidate="pred", label="ok")
+    frame = load_qa_equivalence(
+        path, input_col="q", ground_truth_col="gold", output_col="pred", label="ok"
+    )
     assert frame["item_id"].tolist() == ["0", "1"]
     assert frame["ground_truth"].tolist() == [None, ["y"]]
 
@@ -273,8 +275,10 @@ def test_sentence_pairs_preset_with_another_label_and_columns(tmp_path: Path) ->
     rows = [{"left": "a", "right": "b", "paraphrase": True}]
     path = _write(pd.DataFrame(rows), tmp_path / "pairs.parquet")
     with pytest.raises(EvalToolkitError, match=r"'score' \(from label\).*'paraphrase'"):
-        load_sentence_pairs(path, first="left", second="right")
-    frame = load_sentence_pairs(path, first="left", second="right", label="paraphrase")
+        load_sentence_pairs(path, output_col="left", ground_truth_col="right")
+    frame = load_sentence_pairs(
+        path, output_col="left", ground_truth_col="right", label="paraphrase"
+    )
     assert frame.loc[0, "ground_truth"] == "b"
     assert bool(frame.loc[0, "paraphrase"]) is True
 

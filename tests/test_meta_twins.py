@@ -15,7 +15,7 @@ from evaltoolkit import meta
 from evaltoolkit._internal.sync import blocking
 
 DEMO = "data/demo_summaries.jsonl"
-COLUMNS = {"source_col": "input", "summary_col": "output"}
+COLUMNS = {"input_col": "input", "output_col": "output"}
 TIMING = ["mean_latency_s"]  # wall time differs between two runs
 
 
@@ -44,6 +44,8 @@ def _in_the_repository(monkeypatch: pytest.MonkeyPatch) -> None:
         (meta.compare_judges, meta.acompare_judges),
         (meta.meta_evaluate, meta.ameta_evaluate),
         (meta.repeatability, meta.arepeatability),
+        (et.run_evals, et.arun_evals),
+        (et.score_frame, et.runner.ascore_frame),
     ],
     ids=lambda function: function.__name__,
 )

@@ -327,8 +327,8 @@ def test_several_runs_and_a_leaderboard(run: EvalResult, tmp_path: Path) -> None
             "10 questions": et.create_summarization_scorer(max_questions=10),
         },
         label="human_score",
-        source_col="input",
-        summary_col="output",
+        input_col="input",
+        output_col="output",
         n_bootstrap=50,
         progress=False,
     )

@@ -282,9 +282,9 @@ def test_score_frame_adds_columns() -> None:
     scored = score_frame(
         frame,
         create_textual_difference_scorer(),
-        input="question",
-        output="answer",
-        ground_truth="expected",
+        input_col="question",
+        output_col="answer",
+        ground_truth_col="expected",
         progress=False,
     )
     assert list(scored.columns[:3]) == ["question", "answer", "expected"]
@@ -293,13 +293,13 @@ def test_score_frame_adds_columns() -> None:
     assert "textual-difference.ratio" in scored.columns
     assert "textual-difference.score" not in frame.columns
     with pytest.raises(ConfigurationError, match="no column 'nope'"):
-        score_frame(frame, create_textual_difference_scorer(), input="nope")
+        score_frame(frame, create_textual_difference_scorer(), input_col="nope")
 
 
 async def test_ascore_frame_is_the_async_twin() -> None:
     frame = pd.DataFrame({"input": ["q"], "output": ["Paris"], "expected": ["Paris"]})
     scored = await ascore_frame(
-        frame, create_textual_difference_scorer(), ground_truth="expected", progress=False
+        frame, create_textual_difference_scorer(), ground_truth_col="expected", progress=False
     )
     assert scored["textual-difference.score"].tolist() == [1.0]
 
@@ -311,7 +311,7 @@ def test_score_frame_uses_a_ground_truth_column_by_default(column: str) -> None:
     assert scored["answer-similarity.error"].isna().all()
     assert scored["answer-similarity.score"].iloc[0] > scored["answer-similarity.score"].iloc[1]
     named = score_frame(
-        frame, create_answer_similarity_scorer(), ground_truth=column, progress=False
+        frame, create_answer_similarity_scorer(), ground_truth_col=column, progress=False
     )
     pd.testing.assert_series_equal(
         named["answer-similarity.score"], scored["answer-similarity.score"]

@@ -326,10 +326,10 @@ def _exit_status(result: EvalResult, title: str) -> int:
 
 def _run_fields(args: argparse.Namespace) -> dict[str, Any]:
     return {
-        "input_field": args.input_col,
-        "output_field": args.output_col,
-        "ground_truth_field": args.ground_truth_col,
-        "id_field": args.id_col,
+        "input_col": args.input_col,
+        "output_col": args.output_col,
+        "ground_truth_col": args.ground_truth_col,
+        "id_col": args.id_col,
     }
 
 

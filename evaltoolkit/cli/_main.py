@@ -176,23 +176,30 @@ def _parser() -> argparse.ArgumentParser:
     meta.add_argument("--label", required=True, help="column of the human label")
     meta.add_argument("--group", default=None, help="column grouping items (default: doc_id)")
     meta.add_argument(
-        "--source-col", default=None, help="summarization source (default: source, else input)"
+        "--input-col",
+        "--source-col",
+        "--question-col",
+        dest="input_col",
+        default=None,
+        help="input column: summarization source (default: source, else input) or question "
+        "(default: question, else input); --source-col and --question-col are its old names",
     )
     meta.add_argument(
-        "--summary-col", default=None, help="summarization summary (default: summary, else output)"
-    )
-    meta.add_argument(
-        "--question-col", default=None, help="question column (default: question, else input)"
-    )
-    meta.add_argument(
+        "--output-col",
+        "--summary-col",
         "--answer-col",
+        dest="output_col",
         default=None,
-        help="answer column (default: candidate or sentence1, else output)",
+        help="output column: summary (default: summary, else output) or answer (default: "
+        "candidate or sentence1, else output); --summary-col and --answer-col are its old names",
     )
     meta.add_argument(
+        "--ground-truth-col",
         "--reference-col",
+        dest="ground_truth_col",
         default=None,
-        help="reference column (default: golden_answers or sentence2, else ground_truth)",
+        help="reference column (default: golden_answers or sentence2, else ground_truth); "
+        "--reference-col is its old name",
     )
     meta.add_argument(
         "--limit", type=int, default=None, help="use only the first N rows (default: all)"

@@ -116,11 +116,9 @@ def _meta_frame(args: argparse.Namespace) -> pd.DataFrame:
     from ..records.items import TEXT_COLUMNS, read_table
 
     named = [
-        args.source_col,
-        args.summary_col,
-        args.question_col,
-        args.answer_col,
-        args.reference_col,
+        args.input_col,
+        args.output_col,
+        args.ground_truth_col,
     ]
     return read_table(args.file, text_columns=[*TEXT_COLUMNS, *(name for name in named if name)])
 
@@ -147,11 +145,9 @@ def _meta_eval(args: argparse.Namespace) -> int:
         task=args.task,
         label=args.label,
         group=args.group,
-        source_col=args.source_col,
-        summary_col=args.summary_col,
-        question_col=args.question_col,
-        answer_col=args.answer_col,
-        reference_col=args.reference_col,
+        input_col=args.input_col,
+        output_col=args.output_col,
+        ground_truth_col=args.ground_truth_col,
         limit=args.limit,
         threshold=args.threshold,
         n_bootstrap=args.bootstrap,
@@ -318,11 +314,9 @@ def _meta_eval_judges(args: argparse.Namespace) -> int:
             n_bootstrap=args.bootstrap,
             concurrency=args.concurrency,
             progress=not args.no_progress,
-            source_col=args.source_col,
-            summary_col=args.summary_col,
-            question_col=args.question_col,
-            answer_col=args.answer_col,
-            reference_col=args.reference_col,
+            input_col=args.input_col,
+            output_col=args.output_col,
+            ground_truth_col=args.ground_truth_col,
             keep_runs=True,
         )
     )

@@ -12,6 +12,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .._internal.deprecation import renamed_keywords
 from ..errors import ConfigurationError
 from ..records import EvalResult
 from ._held_out import LEVELS, VERDICTS, change_table
@@ -61,9 +62,10 @@ def _axis_value(result: Any, key: str) -> float:
     return float(value)
 
 
+@renamed_keywords(before="a", after="b")
 def compare_scores(
-    before: EvalResult,
-    after: EvalResult,
+    a: EvalResult,
+    b: EvalResult,
     *,
     scorer: str | None = None,
     score: str = "score",
@@ -73,8 +75,8 @@ def compare_scores(
     """Line up two runs of the same items: each item's score before and after, and the change.
 
     Args:
-        before: The run with the judge as it was.
-        after: The run of the same items with the judge changed.
+        a: The run with the judge as it was.
+        b: The run of the same items with the judge changed.
         scorer: The scorer id to compare (default: each run's first scorer).
         score: ``"score"`` (the final score) or an axis of the scorer (summarization:
             ``"alignment"``, ``"coverage"``: the ``<axis>_score`` detail).
@@ -83,8 +85,9 @@ def compare_scores(
             :func:`agreement_change`).
 
     Returns:
-        Columns ``item_id``, ``before``, ``after``, ``change`` (and ``label``), the biggest
-        changes first; items that failed in either run (NaN change) last.
+        Columns ``item_id``, ``before`` (the score in ``a``), ``after`` (in ``b``),
+        ``change`` (``b - a``; and ``label``), the biggest changes first; items that failed
+        in either run (NaN change) last.
 
     Raises:
         ConfigurationError: The runs hold different items.
@@ -105,21 +108,21 @@ def compare_scores(
         check_label_name(label, who="compare_scores", noun="label field")
     for name in fields:
         check_label_name(name, who="compare_scores", noun="field")
-    ids = [item.item_id for item in before]
-    if ids != [item.item_id for item in after]:
+    ids = [item.item_id for item in a]
+    if ids != [item.item_id for item in b]:
         raise ConfigurationError("compare_scores: the two runs must hold the same items in order")
-    _, old = _scores(before, scorer, score)
-    _, new = _scores(after, scorer, score)
+    _, old = _scores(a, scorer, score)
+    _, new = _scores(b, scorer, score)
     frame = pd.DataFrame(
         {
             "item_id": ids,
             "before": old,
             "after": new,
-            "change": [b - a for a, b in zip(old, new, strict=True)],
+            "change": [after - before for before, after in zip(old, new, strict=True)],
         }
     )
     for name in [*([label] if label is not None else []), *fields]:
-        frame[name] = [item.fields.get(name) for item in after]
+        frame[name] = [item.fields.get(name) for item in b]
     magnitude = [abs(value) for value in frame["change"]]
     order = sorted(
         range(len(frame)),

@@ -16,13 +16,14 @@ import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar, overload
 
+from .._internal.deprecation import renamed_keywords
 from .._internal.sync import blocking
 from ..errors import ConfigurationError
 from ..records.items import as_table
 from ..scorers import Scorer, ScorerSpec, scorer_ids
 from ..scorers._internal import scorer_spec, scorer_spec_of
 from ._agreement import agreement
-from ._evaluate import SYSTEM_COLUMN, MetaEvaluation, Task, ameta_evaluate
+from ._evaluate import COLUMN_RENAMES, SYSTEM_COLUMN, MetaEvaluation, Task, ameta_evaluate
 from ._human_labels import with_human_labels
 from ._judge_comparison import JudgeComparison
 from .stats.resampling import FEW_UNITS, few_note
@@ -70,9 +71,7 @@ TRAILING_COLUMNS = (
     "note",
 )
 
-_COLUMN_OPTIONS = frozenset(
-    {"source_col", "summary_col", "question_col", "answer_col", "reference_col"}
-)
+_COLUMN_OPTIONS = frozenset({"input_col", "output_col", "ground_truth_col"})
 
 
 def _tasks_of(judges: Mapping[str, Scorer], task: Task | None) -> dict[str, ScorerSpec]:
@@ -318,6 +317,7 @@ def _williams_columns(frame: pd.DataFrame, systems: bool) -> dict[str, Any]:
     return columns
 
 
+@renamed_keywords(**COLUMN_RENAMES)
 async def _judge_comparison(
     data: str | os.PathLike[str] | pd.DataFrame | Sequence[Mapping[str, Any]],
     judges: Mapping[str, Scorer],
@@ -370,11 +370,9 @@ async def _judge_comparison(
             n_bootstrap=0,
             concurrency=concurrency,
             progress=progress,
-            source_col=columns.get("source_col"),
-            summary_col=columns.get("summary_col"),
-            question_col=columns.get("question_col"),
-            answer_col=columns.get("answer_col"),
-            reference_col=columns.get("reference_col"),
+            input_col=columns.get("input_col"),
+            output_col=columns.get("output_col"),
+            ground_truth_col=columns.get("ground_truth_col"),
         )
     first = next(iter(evaluations.values()))
     chosen = score or first.score_columns[-1]
@@ -551,6 +549,7 @@ async def acompare_judges(
 ) -> JudgeComparison: ...
 
 
+@renamed_keywords(**COLUMN_RENAMES)
 async def acompare_judges(
     data: str | os.PathLike[str] | pd.DataFrame | Sequence[Mapping[str, Any]],
     judges: Mapping[str, Scorer],
@@ -579,8 +578,8 @@ async def acompare_judges(
     :func:`~evaltoolkit.meta.meta_evaluate` does (summarization: ``source`` and ``summary``
     columns; answer similarity: ``question``, ``candidate`` and ``golden_answers``, a list of
     golden answers being scored one by one and the best kept; textual difference:
-    ``sentence1`` and ``sentence2``; rename with ``source_col=``, ``summary_col=``,
-    ``question_col=``, ``answer_col=``, ``reference_col=``).
+    ``sentence1`` and ``sentence2``; rename with ``input_col=``, ``output_col=`` and
+    ``ground_truth_col=``).
 
     Agreement is measured with :func:`~evaltoolkit.meta.agreement` on one score column
     (``score=``; summarization has ``alignment``, ``coverage`` and ``score``, the default):
@@ -642,8 +641,8 @@ async def acompare_judges(
             the items on which the judges differ, or to write a report of their runs beside
             the leaderboard, without scoring the data again) instead of the leaderboard
             alone. This replaces the deprecated ``judge_comparison``.
-        **columns: ``source_col``, ``summary_col``, ``question_col``, ``answer_col``,
-            ``reference_col`` (see :func:`~evaltoolkit.meta.meta_evaluate`).
+        **columns: ``input_col``, ``output_col``, ``ground_truth_col`` (see
+            :func:`~evaltoolkit.meta.meta_evaluate`).
 
     Raises:
         ConfigurationError: No judges, a judge that is not a scorer, judges of different
@@ -658,7 +657,7 @@ async def acompare_judges(
         ...     "data/demo_summaries.jsonl",
         ...     {"5 questions": et.create_summarization_scorer(max_questions=5),
         ...      "10 questions": et.create_summarization_scorer(max_questions=10)},
-        ...     label="human_score", source_col="input", summary_col="output",
+        ...     label="human_score", input_col="input", output_col="output",
         ...     n_bootstrap=0, progress=False)
         >>> sorted(board["judge"])
         ['10 questions', '5 questions']
@@ -668,7 +667,7 @@ async def acompare_judges(
         >>> comparison = et.compare_judges(
         ...     "data/demo_summaries.jsonl",
         ...     {"5 questions": et.create_summarization_scorer(max_questions=5)},
-        ...     label="human_score", source_col="input", summary_col="output",
+        ...     label="human_score", input_col="input", output_col="output",
         ...     n_bootstrap=0, progress=False, keep_runs=True)
         >>> len(comparison.results["5 questions"])
         16
@@ -694,7 +693,7 @@ async def acompare_judges(
     return comparison if keep_runs else comparison.leaderboard
 
 
-compare_judges = blocking(acompare_judges)
+compare_judges = renamed_keywords(**COLUMN_RENAMES)(blocking(acompare_judges))
 """The blocking twin of :func:`acompare_judges`: same arguments, same result (its docstring)."""
 
 

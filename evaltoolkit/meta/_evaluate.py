@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .._internal.deprecation import renamed_keywords
 from .._internal.sync import blocking
 from ..errors import ConfigurationError
 from ..records import EvalResult, ScoreResult
@@ -148,7 +149,27 @@ _RUN_COLUMNS: dict[str, tuple[str, ...]] = {
     "answer": ("output",),
     "reference": ("ground_truth", "groundTruth"),
 }
-_OPTIONS = {role: f"--{role}-col" for role in _RUN_COLUMNS}
+# The option naming each role's column, in Python and on the command line.
+_OPTIONS = {
+    role: f"{option}= / --{option.replace('_', '-')}"
+    for role, option in {
+        "source": "input_col",
+        "summary": "output_col",
+        "question": "input_col",
+        "answer": "output_col",
+        "reference": "ground_truth_col",
+    }.items()
+}
+
+# Keyword names renamed after 0.1.0 (the glossary: one name per concept), accepted for one
+# release; compare_judges takes the same.
+COLUMN_RENAMES = {
+    "source_col": "input_col",
+    "question_col": "input_col",
+    "summary_col": "output_col",
+    "answer_col": "output_col",
+    "reference_col": "ground_truth_col",
+}
 
 
 def _column(frame: pd.DataFrame, role: str, given: str | None, default: str | None) -> str | None:
@@ -296,6 +317,7 @@ def _scorer_for(spec: ScorerSpec, model: str | None, judge_options: dict[str, An
     return spec.factory(model, **spec.meta_options, **judge_options)
 
 
+@renamed_keywords(**COLUMN_RENAMES)
 async def ameta_evaluate(
     data: str | os.PathLike[str] | pd.DataFrame | Sequence[Mapping[str, Any]],
     *,
@@ -303,11 +325,9 @@ async def ameta_evaluate(
     label: str,
     model: str | None = None,
     group: str | None = None,
-    source_col: str | None = None,
-    summary_col: str | None = None,
-    question_col: str | None = None,
-    answer_col: str | None = None,
-    reference_col: str | None = None,
+    input_col: str | None = None,
+    output_col: str | None = None,
+    ground_truth_col: str | None = None,
     limit: int | None = None,
     threshold: float | None = None,
     n_bootstrap: int = 1000,
@@ -334,16 +354,15 @@ async def ameta_evaluate(
         label: The human label column.
         model: The judge model (None: the offline judge).
         group: Column grouping items for per-group correlations (e.g. ``doc_id``).
-        source_col: Summarization: the source column (default ``source``, else ``input``,
-            the column :func:`~evaltoolkit.run_evals` reads).
-        summary_col: Summarization: the summary column (default ``summary``, else
+        input_col: The input column: for summarization the source (default ``source``, else
+            ``input``, the column :func:`~evaltoolkit.run_evals` reads); for answer
+            similarity the question (default ``question``, else ``input``, else none: the
+            answer stands in).
+        output_col: The output column: the summary (default ``summary``, else ``output``)
+            or the answer (``candidate``; ``sentence1`` for textual difference; else
             ``output``).
-        question_col: Answer similarity: the question column (default ``question``, else
-            ``input``, else none: the answer stands in).
-        answer_col: The answer column (``candidate``; ``sentence1`` for textual difference;
-            else ``output``).
-        reference_col: The reference column (``golden_answers``; ``sentence2`` for textual
-            difference; else ``ground_truth``), a single text or a list.
+        ground_truth_col: The reference column (``golden_answers``; ``sentence2`` for
+            textual difference; else ``ground_truth``), a single text or a list.
         limit: Use only the first N rows.
         threshold: Score threshold for accuracy and F1 with boolean labels (answer
             similarity defaults to :data:`ANSWER_THRESHOLD`).
@@ -406,8 +425,8 @@ async def ameta_evaluate(
     if spec.layout == "source-summary":
         items = _summarization_items(
             frame,
-            str(_column(frame, "source", source_col, defaults["source"])),
-            str(_column(frame, "summary", summary_col, defaults["summary"])),
+            str(_column(frame, "source", input_col, defaults["source"])),
+            str(_column(frame, "summary", output_col, defaults["summary"])),
         )
         result = await arun_evals(items, scorer, concurrency=concurrency, progress=progress)
         results = result.results(scorer.id)
@@ -416,9 +435,9 @@ async def ameta_evaluate(
     else:
         items, owners = _reference_items(
             frame,
-            _column(frame, "question", question_col, defaults["question"]),
-            str(_column(frame, "answer", answer_col, defaults["answer"])),
-            str(_column(frame, "reference", reference_col, defaults["reference"])),
+            _column(frame, "question", input_col, defaults["question"]),
+            str(_column(frame, "answer", output_col, defaults["answer"])),
+            str(_column(frame, "reference", ground_truth_col, defaults["reference"])),
         )
         result = await arun_evals(items, scorer, concurrency=concurrency, progress=progress)
         for column, value in read:
@@ -454,5 +473,5 @@ async def ameta_evaluate(
     )
 
 
-meta_evaluate = blocking(ameta_evaluate)
+meta_evaluate = renamed_keywords(**COLUMN_RENAMES)(blocking(ameta_evaluate))
 """The blocking twin of :func:`ameta_evaluate`: same arguments, same result (its docstring)."""

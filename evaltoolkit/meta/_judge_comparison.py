@@ -96,7 +96,7 @@ class JudgeComparison:
             ...     "data/demo_summaries.jsonl",
             ...     {"5 questions": et.create_summarization_scorer(max_questions=5),
             ...      "10 questions": et.create_summarization_scorer(max_questions=10)},
-            ...     label="human_score", source_col="input", summary_col="output",
+            ...     label="human_score", input_col="input", output_col="output",
             ...     n_bootstrap=0, progress=False, keep_runs=True)
             >>> comparison.items().columns.tolist()
             ['item_id', 'human_score', 'doc_id', '5 questions', '10 questions']
@@ -132,8 +132,8 @@ class JudgeComparison:
             ...     {"default": et.create_summarization_scorer(),
             ...      "strict": et.create_summarization_scorer(
             ...          offline_settings={"answer_share": 1.0})},
-            ...     label="human_score", score="coverage", source_col="input",
-            ...     summary_col="output", n_bootstrap=0, progress=False, keep_runs=True)
+            ...     label="human_score", score="coverage", input_col="input",
+            ...     output_col="output", n_bootstrap=0, progress=False, keep_runs=True)
             >>> table = comparison.disagreements("default", "strict", top=3)
             >>> bool((table["gap"].diff().dropna() <= 0).all())
             True
@@ -204,8 +204,8 @@ class JudgeComparison:
             ...     {"default": et.create_summarization_scorer(),
             ...      "strict": et.create_summarization_scorer(
             ...          offline_settings={"answer_share": 1.0})},
-            ...     label="human_score", score="coverage", source_col="input",
-            ...     summary_col="output", n_bootstrap=0, progress=False, keep_runs=True)
+            ...     label="human_score", score="coverage", input_col="input",
+            ...     output_col="output", n_bootstrap=0, progress=False, keep_runs=True)
             >>> row = comparison.paired("default", "strict", n_bootstrap=200).iloc[0]
             >>> row["metric"], float(row["groups"])  # a document scored alike counts 0
             ('spearman_per_group', 5.0)

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._internal.deprecation import renamed_keywords
 from ..errors import ConfigurationError, DataLoadError, EvalToolkitError
 from ..records.items import read_table
 
@@ -159,11 +160,12 @@ def _load_preset(
     return frame.rename(columns=dict(renames))
 
 
+@renamed_keywords(source="input_col", summary="output_col")
 def load_summeval(
     path: str | os.PathLike[str],
     *,
-    source: str = "source",
-    summary: str = "summary",
+    input_col: str = "source",
+    output_col: str = "summary",
     group: str | None = "doc_id",
     limit: int | None = None,
 ) -> pd.DataFrame:
@@ -177,8 +179,8 @@ def load_summeval(
 
     Args:
         path: A JSON Lines, CSV or Parquet file.
-        source: Column holding the source document.
-        summary: Column holding the summary to score.
+        input_col: Column holding the source document.
+        output_col: Column holding the summary to score.
         group: Column holding the document id, or None when the file has none.
         limit: Keeps only the first ``limit`` rows.
 
@@ -194,11 +196,11 @@ def load_summeval(
         >>> df[["item_id", "input", "output", "consistency"]].shape  # doctest: +SKIP
         (800, 4)
     """
-    required = {source: "source", summary: "summary"}
+    required = {input_col: "input_col", output_col: "output_col"}
     if group is not None:
         required[group] = "group"
     frame = _load_preset(
-        path, required=required, renames={source: "input", summary: "output"}, limit=limit
+        path, required=required, renames={input_col: "input", output_col: "output"}, limit=limit
     )
 
     def document_and_system(table: pd.DataFrame) -> pd.Series:
@@ -232,12 +234,13 @@ def _as_answer_list(value: Any) -> list[str] | None:
     return [str(value)]
 
 
+@renamed_keywords(question="input_col", candidate="output_col", answers="ground_truth_col")
 def load_qa_equivalence(
     path: str | os.PathLike[str],
     *,
-    question: str = "question",
-    answers: str = "golden_answers",
-    candidate: str = "candidate",
+    input_col: str = "question",
+    output_col: str = "candidate",
+    ground_truth_col: str = "golden_answers",
     label: str | None = "human_correct",
     limit: int | None = None,
 ) -> pd.DataFrame:
@@ -251,9 +254,9 @@ def load_qa_equivalence(
 
     Args:
         path: A JSON Lines, CSV or Parquet file.
-        question: Column holding the question.
-        answers: Column holding the golden answers (a list or a single string).
-        candidate: Column holding the answer to judge.
+        input_col: Column holding the question.
+        output_col: Column holding the answer to judge.
+        ground_truth_col: Column holding the golden answers (a list or a single string).
         label: Column holding the human verdict, or None when the file has none.
         limit: Keeps only the first ``limit`` rows.
 
@@ -269,13 +272,17 @@ def load_qa_equivalence(
         >>> df.loc[0, "ground_truth"]  # doctest: +SKIP
         ['1960']
     """
-    required = {question: "question", answers: "answers", candidate: "candidate"}
+    required = {
+        input_col: "input_col",
+        output_col: "output_col",
+        ground_truth_col: "ground_truth_col",
+    }
     if label is not None:
         required[label] = "label"
     frame = _load_preset(
         path,
         required=required,
-        renames={question: "input", candidate: "output", answers: "ground_truth"},
+        renames={input_col: "input", output_col: "output", ground_truth_col: "ground_truth"},
         limit=limit,
     )
     import pandas as pd
@@ -287,11 +294,12 @@ def load_qa_equivalence(
     return _standard_columns_first(_with_item_ids(frame, None))
 
 
+@renamed_keywords(first="output_col", second="ground_truth_col")
 def load_sentence_pairs(
     path: str | os.PathLike[str],
     *,
-    first: str = "sentence1",
-    second: str = "sentence2",
+    output_col: str = "sentence1",
+    ground_truth_col: str = "sentence2",
     label: str | None = "score",
     limit: int | None = None,
 ) -> pd.DataFrame:
@@ -305,8 +313,8 @@ def load_sentence_pairs(
 
     Args:
         path: A JSON Lines, CSV or Parquet file.
-        first: Column holding the first sentence.
-        second: Column holding the second sentence.
+        output_col: Column holding the first sentence (also the input).
+        ground_truth_col: Column holding the second sentence.
         label: Column holding the human label, or None when the file has none.
         limit: Keeps only the first ``limit`` rows.
 
@@ -322,16 +330,19 @@ def load_sentence_pairs(
         >>> df[["output", "ground_truth", "score"]].shape  # doctest: +SKIP
         (1500, 3)
     """
-    required = {first: "first", second: "second"}
+    required = {output_col: "output_col", ground_truth_col: "ground_truth_col"}
     if label is not None:
         required[label] = "label"
     frame = _load_preset(
-        path, required=required, renames={first: "output", second: "ground_truth"}, limit=limit
+        path,
+        required=required,
+        renames={output_col: "output", ground_truth_col: "ground_truth"},
+        limit=limit,
     )
     if "input" in frame.columns:
         raise _error(
             f"{str(path)!r} already has a column 'input', which the preset would fill from "
-            f"{first!r}. Rename or drop it, or use load_table(columns=...)."
+            f"{output_col!r}. Rename or drop it, or use load_table(columns=...)."
         )
     frame = frame.copy()
     frame["input"] = frame["output"]

@@ -137,7 +137,7 @@ async def arepeatability(
         seed: Seed of the bootstrap.
         concurrency: Items in flight.
         progress: Show a progress bar per repeat.
-        **run_options: Passed to :func:`~evaltoolkit.arun_evals` (``id_field``, ...).
+        **run_options: Passed to :func:`~evaltoolkit.arun_evals` (``id_col``, ...).
 
     Returns:
         A :class:`Repeatability` with the per-item table and the summary.

@@ -495,10 +495,10 @@ def _warn_about(items: Sequence[DataItem]) -> None:
 def load_items(
     data: Any,
     *,
-    input_field: str = "input",
-    output_field: str = "output",
-    ground_truth_field: str | None = None,
-    id_field: str | None = None,
+    input_col: str = "input",
+    output_col: str = "output",
+    ground_truth_col: str | None = None,
+    id_col: str | None = None,
 ) -> list[DataItem]:
     """Turn a list of dicts, a DataFrame or a file path into data items.
 
@@ -511,11 +511,11 @@ def load_items(
 
     Args:
         data: A list of mappings, a DataFrame, or a .jsonl/.json/.csv/.tsv/.parquet path.
-        input_field: The field holding the input.
-        output_field: The field holding the output (may be absent when a target makes it).
-        ground_truth_field: The field holding the ground truth; by default ``ground_truth``
+        input_col: The field holding the input.
+        output_col: The field holding the output (may be absent when a target makes it).
+        ground_truth_col: The field holding the ground truth; by default ``ground_truth``
             or ``groundTruth``.
-        id_field: The field holding the item id; by default ``id`` or ``item_id``, else the
+        id_col: The field holding the item id; by default ``id`` or ``item_id``, else the
             item's position.
 
     Raises:
@@ -528,9 +528,9 @@ def load_items(
         >>> item.output, item.notes
         ('4', ["field 'output' held the number 4, read as the text '4'"])
     """
-    truth_fields = (ground_truth_field,) if ground_truth_field else GROUND_TRUTH_ALIASES
-    id_fields = (id_field,) if id_field else ID_FIELDS
-    text_columns = (input_field, output_field, *truth_fields, *id_fields, "source")
+    truth_fields = (ground_truth_col,) if ground_truth_col else GROUND_TRUTH_ALIASES
+    id_fields = (id_col,) if id_col else ID_FIELDS
+    text_columns = (input_col, output_col, *truth_fields, *id_fields, "source")
     items: list[DataItem] = []
     for index, row in enumerate(_rows_of(data, text_columns)):
         if isinstance(row, _UnreadableRow):
@@ -538,7 +538,7 @@ def load_items(
             continue
         if not isinstance(row, Mapping):
             problem = InputError(
-                f"expected a mapping with an {input_field!r} field, got {type(row).__name__}",
+                f"expected a mapping with an {input_col!r} field, got {type(row).__name__}",
                 item_id=index,
             )
             items.append(DataItem(index, index, problem=problem))
@@ -556,15 +556,15 @@ def load_items(
         item_id = index if id_name is None else fields.pop(id_name)
         truth_name = loader.take_one(fields, truth_fields, "ground truth")
         truth = loader.as_text(fields.pop(truth_name), truth_name) if truth_name else None
-        input_value = fields.pop(input_field, None)
-        output_value = fields.pop(output_field, None)
+        input_value = fields.pop(input_col, None)
+        output_value = fields.pop(output_col, None)
         loader.note_reserved(fields)
         items.append(
             DataItem(
                 index=index,
                 item_id=_id_of(item_id),
-                input=loader.as_text(input_value, input_field),
-                output=loader.as_text(output_value, output_field),
+                input=loader.as_text(input_value, input_col),
+                output=loader.as_text(output_value, output_col),
                 ground_truth=truth,
                 fields=fields,
                 notes=loader.finish(),

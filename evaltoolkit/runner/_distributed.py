@@ -260,9 +260,8 @@ async def _probe_row(
     columns: tuple[str, str, str | None],
     concurrency: int,
 ) -> EvalResult:
-    input, output, ground_truth = columns
     return await run_items(
-        frame_items(row, input, output, ground_truth, by_label=True),
+        frame_items(row, *columns, by_label=True),
         scorers,
         concurrency=concurrency,
         progress=False,
@@ -355,14 +354,14 @@ def _score_partition(
 ) -> pd.DataFrame:
     """Score one partition on a worker, as score_frame scores a pandas frame."""
     job = _load_job(blob, run_token)
-    input, output, ground_truth = columns
+    input_col, output_col, ground_truth_col = columns
     scored = run_sync(
         ascore_rows(
             partition,
             job.scorers,
-            input=input,
-            output=output,
-            ground_truth=ground_truth,
+            input_col=input_col,
+            output_col=output_col,
+            ground_truth_col=ground_truth_col,
             concurrency=concurrency,
             progress=False,
             by_label=True,
@@ -375,9 +374,9 @@ def score_dask_frame(
     frame: DaskDataFrame,
     scorers: Mapping[str, Scorer],
     *,
-    input: str,
-    output: str,
-    ground_truth: str | None,
+    input_col: str,
+    output_col: str,
+    ground_truth_col: str | None,
     concurrency: int,
     total_concurrency: int | None,
     meta: pd.DataFrame | None,
@@ -386,7 +385,7 @@ def score_dask_frame(
     require_dask("score_frame on a Dask DataFrame")
     import pandas as pd
 
-    for column in (input, output, ground_truth):
+    for column in (input_col, output_col, ground_truth_col):
         if column is not None and column not in frame.columns:
             raise ConfigurationError(
                 f"score_frame: no column {column!r}; the frame has {list(frame.columns)}"
@@ -398,7 +397,7 @@ def score_dask_frame(
     per_task = _per_task_concurrency(concurrency, total_concurrency, _scheduler_threads())
     blob = _pack(_Job(dict(scorers)))
     run_token = uuid.uuid4().hex
-    columns = (input, output, ground_truth)
+    columns = (input_col, output_col, ground_truth_col)
     schema = (
         meta.iloc[:0]
         if meta is not None
@@ -600,20 +599,20 @@ async def arun_on_cluster(
     partition_size: int | None,
     on_item_complete: ItemCallback | None,
     progress: bool,
-    input_field: str,
-    output_field: str,
-    ground_truth_field: str | None,
-    id_field: str | None,
+    input_col: str,
+    output_col: str,
+    ground_truth_col: str | None,
+    id_col: str | None,
 ) -> EvalResult:
     """``arun_evals`` on a Dask cluster (see :func:`evaltoolkit.run_evals`, ``client=``)."""
     require_dask("run_evals(client=...)", distributed=True)
     started = time.perf_counter()
     items = load_items(
         data,
-        input_field=input_field,
-        output_field=output_field,
-        ground_truth_field=ground_truth_field,
-        id_field=id_field,
+        input_col=input_col,
+        output_col=output_col,
+        ground_truth_col=ground_truth_col,
+        id_col=id_col,
     )
     _per_task_concurrency(concurrency, total_concurrency, 1)  # bad values fail before connecting
     check_count("partition_size", partition_size, optional=True)

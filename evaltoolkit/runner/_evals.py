@@ -9,9 +9,11 @@ so an interrupted run picks up where it stopped when run again.
 from __future__ import annotations
 
 import asyncio
+import functools
 from typing import TYPE_CHECKING, Any, Final, overload
 
-from .._internal.sync import run_sync
+from .._internal.deprecation import renamed_keywords
+from .._internal.sync import blocking
 from ..errors import ConfigurationError
 from ..records import EvalResult
 from ..records.items import load_items
@@ -40,12 +42,22 @@ __all__ = [
     "score_frame",
 ]
 
+# Keyword names renamed after 0.1.0 (the glossary: one name per concept), accepted for one release.
+_RUN_RENAMES = {
+    "input_field": "input_col",
+    "output_field": "output_col",
+    "ground_truth_field": "ground_truth_col",
+    "id_field": "id_col",
+}
+_FRAME_RENAMES = {"input": "input_col", "output": "output_col", "ground_truth": "ground_truth_col"}
+
 #: Items, and judge calls across all scorers, in flight by default: what a hosted provider
 #: serves at once without strain; a server that sustains fewer is found out by the adaptive
 #: limit of the calls to it (a one-slot local server drops to 1).
 DEFAULT_CONCURRENCY: Final = 32
 
 
+@renamed_keywords(**_RUN_RENAMES)
 async def arun_evals(
     data: Any,
     scorers: Scorers,
@@ -54,79 +66,10 @@ async def arun_evals(
     concurrency: int = DEFAULT_CONCURRENCY,
     on_item_complete: ItemCallback | None = None,
     progress: bool = True,
-    input_field: str = "input",
-    output_field: str = "output",
-    ground_truth_field: str | None = None,
-    id_field: str | None = None,
-    client: Any = None,
-    total_concurrency: int | None = None,
-    partition_size: int | None = None,
-    max_cost: float | None = None,
-) -> EvalResult:
-    """Score every item of ``data`` with every scorer (async twin of :func:`run_evals`)."""
-    check_count("concurrency", concurrency)
-    if target is not None and not callable(target):
-        raise ConfigurationError(f"target must be callable, got {type(target).__name__}")
-    if is_dask_frame(data):
-        raise ConfigurationError(
-            "run_evals takes a list, a pandas DataFrame or a file; score a Dask DataFrame "
-            "with score_frame(ddf, scorers), which returns a Dask DataFrame"
-        )
-    named = named_scorers(scorers)
-    if client is not None and max_cost is not None:
-        raise ConfigurationError(
-            "max_cost applies to a run in this process; drop client=... to run under a budget"
-        )
-    if client is not None:
-        from ._distributed import arun_on_cluster
-
-        return await arun_on_cluster(
-            data,
-            named,
-            client=client,
-            target=target,
-            concurrency=concurrency,
-            total_concurrency=total_concurrency,
-            partition_size=partition_size,
-            on_item_complete=on_item_complete,
-            progress=progress,
-            input_field=input_field,
-            output_field=output_field,
-            ground_truth_field=ground_truth_field,
-            id_field=id_field,
-        )
-    if total_concurrency is not None or partition_size is not None:
-        raise ConfigurationError(
-            "total_concurrency and partition_size apply to a run on a Dask cluster; pass "
-            "client=... (a dask.distributed Client or a scheduler address) to use them"
-        )
-    return await run_items(
-        data,
-        named,
-        target=target,
-        concurrency=concurrency,
-        on_item_complete=on_item_complete,
-        progress=progress,
-        input_field=input_field,
-        output_field=output_field,
-        ground_truth_field=ground_truth_field,
-        id_field=id_field,
-        max_cost=max_cost,
-    )
-
-
-def run_evals(
-    data: Any,
-    scorers: Scorers,
-    *,
-    target: Target | None = None,
-    concurrency: int = DEFAULT_CONCURRENCY,
-    on_item_complete: ItemCallback | None = None,
-    progress: bool = True,
-    input_field: str = "input",
-    output_field: str = "output",
-    ground_truth_field: str | None = None,
-    id_field: str | None = None,
+    input_col: str = "input",
+    output_col: str = "output",
+    ground_truth_col: str | None = None,
+    id_col: str | None = None,
     client: Any = None,
     total_concurrency: int | None = None,
     partition_size: int | None = None,
@@ -134,7 +77,8 @@ def run_evals(
 ) -> EvalResult:
     """Score every item of ``data`` with every scorer.
 
-    Works in scripts and inside a running event loop (a Jupyter cell) alike. With ``client``,
+    :func:`run_evals` is its blocking twin (the example uses it); it works in scripts and
+    inside a running event loop (a Jupyter cell) alike. With ``client``,
     the items are scored on the workers of a Dask cluster (``pip install
     "evaltoolkit[dask]"``), in partitions of ``partition_size`` items; the result is the same.
 
@@ -173,11 +117,11 @@ def run_evals(
             async); ``item_result.scorer_results[scorer.id]`` is that scorer's result. On a
             cluster it runs here, as each partition comes back.
         progress: Show a progress bar when the run takes more than half a second.
-        input_field: The field holding the input.
-        output_field: The field holding the output.
-        ground_truth_field: The field holding the ground truth (default ``ground_truth`` or
+        input_col: The field holding the input.
+        output_col: The field holding the output.
+        ground_truth_col: The field holding the ground truth (default ``ground_truth`` or
             ``groundTruth``).
-        id_field: The field holding the item id (default ``id`` or ``item_id``, else the
+        id_col: The field holding the item id (default ``id`` or ``item_id``, else the
             item's position).
         client: A ``dask.distributed`` Client, or a scheduler address such as
             ``"tcp://10.0.0.5:8786"``: score on that cluster. A worker that dies loses
@@ -223,34 +167,69 @@ def run_evals(
             with Client(n_workers=2, threads_per_worker=1) as client:
                 result = run_evals("data.jsonl", scorers, client=client)
     """
-    return run_sync(
-        arun_evals(
+    check_count("concurrency", concurrency)
+    if target is not None and not callable(target):
+        raise ConfigurationError(f"target must be callable, got {type(target).__name__}")
+    if is_dask_frame(data):
+        raise ConfigurationError(
+            "run_evals takes a list, a pandas DataFrame or a file; score a Dask DataFrame "
+            "with score_frame(ddf, scorers), which returns a Dask DataFrame"
+        )
+    named = named_scorers(scorers)
+    if client is not None and max_cost is not None:
+        raise ConfigurationError(
+            "max_cost applies to a run in this process; drop client=... to run under a budget"
+        )
+    if client is not None:
+        from ._distributed import arun_on_cluster
+
+        return await arun_on_cluster(
             data,
-            scorers,
+            named,
+            client=client,
             target=target,
             concurrency=concurrency,
-            on_item_complete=on_item_complete,
-            progress=progress,
-            input_field=input_field,
-            output_field=output_field,
-            ground_truth_field=ground_truth_field,
-            id_field=id_field,
-            client=client,
             total_concurrency=total_concurrency,
             partition_size=partition_size,
-            max_cost=max_cost,
+            on_item_complete=on_item_complete,
+            progress=progress,
+            input_col=input_col,
+            output_col=output_col,
+            ground_truth_col=ground_truth_col,
+            id_col=id_col,
         )
+    if total_concurrency is not None or partition_size is not None:
+        raise ConfigurationError(
+            "total_concurrency and partition_size apply to a run on a Dask cluster; pass "
+            "client=... (a dask.distributed Client or a scheduler address) to use them"
+        )
+    return await run_items(
+        data,
+        named,
+        target=target,
+        concurrency=concurrency,
+        on_item_complete=on_item_complete,
+        progress=progress,
+        input_col=input_col,
+        output_col=output_col,
+        ground_truth_col=ground_truth_col,
+        id_col=id_col,
+        max_cost=max_cost,
     )
 
 
+run_evals = renamed_keywords(**_RUN_RENAMES)(blocking(arun_evals))
+"""The blocking twin of :func:`arun_evals`: same arguments, same result (its docstring)."""
+
+
 @overload
-def score_frame(
+async def ascore_frame(
     frame: pd.DataFrame,
     scorers: Scorers,
     *,
-    input: str = "input",
-    output: str = "output",
-    ground_truth: str | None = None,
+    input_col: str = "input",
+    output_col: str = "output",
+    ground_truth_col: str | None = None,
     concurrency: int = DEFAULT_CONCURRENCY,
     progress: bool = True,
     total_concurrency: int | None = None,
@@ -259,13 +238,13 @@ def score_frame(
 
 
 @overload
-def score_frame(
+async def ascore_frame(
     frame: DaskDataFrame,
     scorers: Scorers,
     *,
-    input: str = "input",
-    output: str = "output",
-    ground_truth: str | None = None,
+    input_col: str = "input",
+    output_col: str = "output",
+    ground_truth_col: str | None = None,
     concurrency: int = DEFAULT_CONCURRENCY,
     progress: bool = True,
     total_concurrency: int | None = None,
@@ -273,13 +252,14 @@ def score_frame(
 ) -> DaskDataFrame: ...
 
 
-def score_frame(
+@renamed_keywords(**_FRAME_RENAMES)
+async def ascore_frame(
     frame: pd.DataFrame | DaskDataFrame,
     scorers: Scorers,
     *,
-    input: str = "input",
-    output: str = "output",
-    ground_truth: str | None = None,
+    input_col: str = "input",
+    output_col: str = "output",
+    ground_truth_col: str | None = None,
     concurrency: int = DEFAULT_CONCURRENCY,
     progress: bool = True,
     total_concurrency: int | None = None,
@@ -291,6 +271,7 @@ def score_frame(
     followed by the scorer's details (``s.alignment_score``, ``s.ratio``, ...). A number in
     a text column is scored as its text (``4.0`` in a column with gaps as ``"4"``); when that
     happens a ``notes`` column (``evaltoolkit.notes`` if the frame has one) says so per row.
+    :func:`score_frame` is its blocking twin (the example uses it).
 
     A Dask DataFrame gives a Dask DataFrame, lazily: each partition is scored by this same
     code on whichever scheduler computes it (the workers of a ``dask.distributed`` cluster,
@@ -306,9 +287,9 @@ def score_frame(
     Args:
         frame: The rows to score: a pandas or a Dask DataFrame.
         scorers: A scorer, a list of scorers, or a dict naming each scorer.
-        input: The column holding the input.
-        output: The column holding the output.
-        ground_truth: The column holding the ground truth; by default ``ground_truth`` or
+        input_col: The column holding the input.
+        output_col: The column holding the output.
+        ground_truth_col: The column holding the ground truth; by default ``ground_truth`` or
             ``groundTruth`` when the frame has such a column (as items do in :func:`run_evals`).
         concurrency: Items and judge calls in flight (in each partition, for a Dask frame).
         progress: Show a progress bar on long runs (pandas frames).
@@ -330,7 +311,7 @@ def score_frame(
         >>> from evaltoolkit import create_textual_difference_scorer
         >>> frame = pd.DataFrame({"input": ["q"], "output": ["Paris"], "answer": ["Paris"]})
         >>> scored = score_frame(frame, create_textual_difference_scorer(),
-        ...                      ground_truth="answer", progress=False)
+        ...                      ground_truth_col="answer", progress=False)
         >>> float(scored["textual-difference.score"].iloc[0])
         1.0
 
@@ -343,82 +324,13 @@ def score_frame(
     if is_dask_frame(frame):
         from ._distributed import score_dask_frame
 
-        return score_dask_frame(
+        return await asyncio.to_thread(
+            score_dask_frame,
             frame,
             named_scorers(scorers),
-            input=input,
-            output=output,
-            ground_truth=ground_truth,
-            concurrency=concurrency,
-            total_concurrency=total_concurrency,
-            meta=meta,
-        )
-    return run_sync(
-        ascore_frame(
-            frame,
-            scorers,
-            input=input,
-            output=output,
-            ground_truth=ground_truth,
-            concurrency=concurrency,
-            progress=progress,
-            total_concurrency=total_concurrency,
-            meta=meta,
-        )
-    )
-
-
-@overload
-async def ascore_frame(
-    frame: pd.DataFrame,
-    scorers: Scorers,
-    *,
-    input: str = "input",
-    output: str = "output",
-    ground_truth: str | None = None,
-    concurrency: int = DEFAULT_CONCURRENCY,
-    progress: bool = True,
-    total_concurrency: int | None = None,
-    meta: pd.DataFrame | None = None,
-) -> pd.DataFrame: ...
-
-
-@overload
-async def ascore_frame(
-    frame: DaskDataFrame,
-    scorers: Scorers,
-    *,
-    input: str = "input",
-    output: str = "output",
-    ground_truth: str | None = None,
-    concurrency: int = DEFAULT_CONCURRENCY,
-    progress: bool = True,
-    total_concurrency: int | None = None,
-    meta: pd.DataFrame | None = None,
-) -> DaskDataFrame: ...
-
-
-async def ascore_frame(
-    frame: pd.DataFrame | DaskDataFrame,
-    scorers: Scorers,
-    *,
-    input: str = "input",
-    output: str = "output",
-    ground_truth: str | None = None,
-    concurrency: int = DEFAULT_CONCURRENCY,
-    progress: bool = True,
-    total_concurrency: int | None = None,
-    meta: pd.DataFrame | None = None,
-) -> Any:
-    """Score the rows of a DataFrame (async twin of :func:`score_frame`)."""
-    if is_dask_frame(frame):
-        return await asyncio.to_thread(
-            score_frame,
-            frame,
-            scorers,
-            input=input,
-            output=output,
-            ground_truth=ground_truth,
+            input_col=input_col,
+            output_col=output_col,
+            ground_truth_col=ground_truth_col,
             concurrency=concurrency,
             total_concurrency=total_concurrency,
             meta=meta,
@@ -436,22 +348,68 @@ async def ascore_frame(
     return await ascore_rows(
         frame,
         scorers,
-        input=input,
-        output=output,
-        ground_truth=ground_truth,
+        input_col=input_col,
+        output_col=output_col,
+        ground_truth_col=ground_truth_col,
         concurrency=concurrency,
         progress=progress,
     )
 
 
+_score_frame_twin = blocking(ascore_frame)
+
+
+# score_frame is generated from ascore_frame; these overloads only keep its typing (a pandas
+# frame gives a pandas frame, a Dask frame a Dask frame), which blocking() alone would take
+# from the first overload.
+@overload
+def score_frame(
+    frame: pd.DataFrame,
+    scorers: Scorers,
+    *,
+    input_col: str = "input",
+    output_col: str = "output",
+    ground_truth_col: str | None = None,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    progress: bool = True,
+    total_concurrency: int | None = None,
+    meta: pd.DataFrame | None = None,
+) -> pd.DataFrame: ...
+
+
+@overload
+def score_frame(
+    frame: DaskDataFrame,
+    scorers: Scorers,
+    *,
+    input_col: str = "input",
+    output_col: str = "output",
+    ground_truth_col: str | None = None,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    progress: bool = True,
+    total_concurrency: int | None = None,
+    meta: pd.DataFrame | None = None,
+) -> DaskDataFrame: ...
+
+
+@renamed_keywords(**_FRAME_RENAMES)
+def score_frame(*args: Any, **kwargs: Any) -> Any:
+    """The blocking twin of :func:`ascore_frame`: same arguments, same result (its docstring)."""
+    return _score_frame_twin(*args, **kwargs)
+
+
+functools.update_wrapper(score_frame, _score_frame_twin)
+
+
+@renamed_keywords(**_RUN_RENAMES)
 def estimate_cost(
     data: Any,
     scorers: Scorers,
     *,
-    input_field: str = "input",
-    output_field: str = "output",
-    ground_truth_field: str | None = None,
-    id_field: str | None = None,
+    input_col: str = "input",
+    output_col: str = "output",
+    ground_truth_col: str | None = None,
+    id_col: str | None = None,
 ) -> CostEstimate:
     """Estimate what scoring ``data`` with ``scorers`` will cost, without any request.
 
@@ -468,10 +426,10 @@ def estimate_cost(
     Args:
         data: The items, as :func:`~evaltoolkit.run_evals` takes them (with their outputs).
         scorers: A scorer, a list of scorers, or a dict naming each scorer.
-        input_field: The field holding the input.
-        output_field: The field holding the output.
-        ground_truth_field: The field holding the ground truth.
-        id_field: The field holding the item id.
+        input_col: The field holding the input.
+        output_col: The field holding the output.
+        ground_truth_col: The field holding the ground truth.
+        id_col: The field holding the item id.
 
     Returns:
         The estimate: ``str(estimate)`` is a table, ``.to_frame()`` one row per step.
@@ -487,9 +445,9 @@ def estimate_cost(
     """
     items = load_items(
         data,
-        input_field=input_field,
-        output_field=output_field,
-        ground_truth_field=ground_truth_field,
-        id_field=id_field,
+        input_col=input_col,
+        output_col=output_col,
+        ground_truth_col=ground_truth_col,
+        id_col=id_col,
     )
     return estimate_items(items, named_scorers(scorers))

@@ -266,19 +266,19 @@ async def score_items(
 
 def frame_items(
     frame: pd.DataFrame,
-    input: str,
-    output: str,
-    ground_truth: str | None,
+    input_col: str,
+    output_col: str,
+    ground_truth_col: str | None,
     *,
     by_label: bool = False,
 ) -> list[dict[str, Any]]:
     """One item per row; its id is the row's position, or with ``by_label`` its index label."""
     truths = (
-        [ground_truth]
-        if ground_truth is not None
+        [ground_truth_col]
+        if ground_truth_col is not None
         else [alias for alias in GROUND_TRUTH_ALIASES if alias in frame.columns]
     )
-    named = [input, output, *truths]
+    named = [input_col, output_col, *truths]
     for column in named:
         if column not in frame.columns:
             raise ConfigurationError(
@@ -291,9 +291,9 @@ def frame_items(
     items: list[dict[str, Any]] = []
     for position, label in enumerate(labels):
         row = frame.iloc[position]
-        item = {"id": label, "input": row[input], "output": row[output]}
-        if ground_truth is not None:
-            item["ground_truth"] = row[ground_truth]
+        item = {"id": label, "input": row[input_col], "output": row[output_col]}
+        if ground_truth_col is not None:
+            item["ground_truth"] = row[ground_truth_col]
         else:
             item.update({alias: row[alias] for alias in truths})
         items.append(item)
@@ -324,10 +324,10 @@ async def run_items(
     concurrency: int,
     on_item_complete: ItemCallback | None = None,
     progress: bool,
-    input_field: str = "input",
-    output_field: str = "output",
-    ground_truth_field: str | None = None,
-    id_field: str | None = None,
+    input_col: str = "input",
+    output_col: str = "output",
+    ground_truth_col: str | None = None,
+    id_col: str | None = None,
     max_cost: float | None = None,
 ) -> EvalResult:
     """A whole run in this process: load the items, score them, and gather the result.
@@ -337,10 +337,10 @@ async def run_items(
     """
     items = load_items(
         data,
-        input_field=input_field,
-        output_field=output_field,
-        ground_truth_field=ground_truth_field,
-        id_field=id_field,
+        input_col=input_col,
+        output_col=output_col,
+        ground_truth_col=ground_truth_col,
+        id_col=id_col,
     )
     budget = None if max_cost is None else Budget(max_cost, named)
     run_id = new_run_id()
@@ -382,9 +382,9 @@ async def ascore_rows(
     frame: pd.DataFrame,
     scorers: Scorers,
     *,
-    input: str,
-    output: str,
-    ground_truth: str | None,
+    input_col: str,
+    output_col: str,
+    ground_truth_col: str | None,
     concurrency: int,
     progress: bool,
     by_label: bool = False,
@@ -392,7 +392,7 @@ async def ascore_rows(
     """The pandas path of score_frame; a Dask partition is scored by it too."""
     check_count("concurrency", concurrency)
     result = await run_items(
-        frame_items(frame, input, output, ground_truth, by_label=by_label),
+        frame_items(frame, input_col, output_col, ground_truth_col, by_label=by_label),
         named_scorers(scorers),
         concurrency=concurrency,
         progress=progress,
