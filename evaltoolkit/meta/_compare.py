@@ -20,6 +20,7 @@ from .._internal.deprecation import renamed_keywords
 from .._internal.sync import blocking
 from ..errors import ConfigurationError
 from ..records.items import as_table
+from ..runner._internal import DEFAULT_CONCURRENCY
 from ..scorers import Scorer, ScorerSpec, scorer_ids
 from ..scorers._internal import scorer_spec, scorer_spec_of
 from ._agreement import agreement
@@ -331,7 +332,7 @@ async def _judge_comparison(
     n_bootstrap: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
-    concurrency: int = 8,
+    concurrency: int = DEFAULT_CONCURRENCY,
     progress: bool = True,
     labels: str | os.PathLike[str] | pd.DataFrame | None = None,
     williams: bool = False,
@@ -517,7 +518,7 @@ async def acompare_judges(
     n_bootstrap: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
-    concurrency: int = 8,
+    concurrency: int = DEFAULT_CONCURRENCY,
     progress: bool = True,
     labels: str | os.PathLike[str] | pd.DataFrame | None = None,
     williams: bool = False,
@@ -540,7 +541,7 @@ async def acompare_judges(
     n_bootstrap: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
-    concurrency: int = 8,
+    concurrency: int = DEFAULT_CONCURRENCY,
     progress: bool = True,
     labels: str | os.PathLike[str] | pd.DataFrame | None = None,
     williams: bool = False,
@@ -563,7 +564,7 @@ async def acompare_judges(
     n_bootstrap: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
-    concurrency: int = 8,
+    concurrency: int = DEFAULT_CONCURRENCY,
     progress: bool = True,
     labels: str | os.PathLike[str] | pd.DataFrame | None = None,
     williams: bool = False,

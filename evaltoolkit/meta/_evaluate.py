@@ -21,6 +21,7 @@ from ..records import EvalResult, ScoreResult
 from ..records._internal import RESULT_COLUMNS
 from ..records.items import as_table
 from ..runner import arun_evals
+from ..runner._internal import DEFAULT_CONCURRENCY
 from ..scorers import Scorer, ScorerSpec
 from ..scorers._internal import ANSWER_THRESHOLD, scorer_spec
 from ._agreement import agreement
@@ -331,7 +332,7 @@ async def ameta_evaluate(
     limit: int | None = None,
     threshold: float | None = None,
     n_bootstrap: int = 1000,
-    concurrency: int = 8,
+    concurrency: int = DEFAULT_CONCURRENCY,
     progress: bool = True,
     scorer: Scorer | None = None,
     labels: str | os.PathLike[str] | pd.DataFrame | None = None,

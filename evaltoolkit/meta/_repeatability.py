@@ -19,6 +19,7 @@ from .._internal.sync import blocking
 from ..judge._internal import OFFLINE_MODEL, scoring_repeat
 from ..records import EvalResult
 from ..runner import arun_evals
+from ..runner._internal import DEFAULT_CONCURRENCY
 from ..scorers import Scorer
 from ._paired import _score_columns, _value
 from .stats.reliability import krippendorff_alpha
@@ -111,7 +112,7 @@ async def arepeatability(
     n_bootstrap: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
-    concurrency: int = 8,
+    concurrency: int = DEFAULT_CONCURRENCY,
     progress: bool = True,
     **run_options: Any,
 ) -> Repeatability:

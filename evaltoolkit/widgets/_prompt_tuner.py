@@ -25,6 +25,7 @@ from ..meta._internal import attach_human_labels, check_label_name, is_labels_so
 from ..records import EvalResult, ItemResult
 from ..records.items import DataItem, load_items
 from ..runner import arun_evals
+from ..runner._internal import DEFAULT_CONCURRENCY
 from ..scorers import JudgedScorer, Scorer, create_scorer
 from ..scorers._internal import find_scorer_spec
 from ._base import View, ipywidgets
@@ -214,7 +215,7 @@ class PromptTuner(TunerText, View):
         labels: str | os.PathLike[str] | pd.DataFrame | None = None,
         sample: int = 20,
         seed: int | None = 0,
-        concurrency: int = 8,
+        concurrency: int = DEFAULT_CONCURRENCY,
         n_bootstrap: int = 200,
         test_share: float = 0.5,
         group: str | None = None,
