@@ -54,7 +54,6 @@ MAX_LINES = 900
 # Modules still over MAX_LINES, with their length when listed: the list can only shrink.
 OVER_900_LINES = {
     "evaltoolkit/widgets/_prompt_tuner.py": 1003,
-    "evaltoolkit/judge/_cache.py": 942,
 }
 FACADE = "evaltoolkit"  # the package root only hands names on; nothing inside imports it
 
