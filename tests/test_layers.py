@@ -52,10 +52,7 @@ PACKAGE_INTERNAL = (
 )
 MAX_LINES = 900
 # Modules still over MAX_LINES, with their length when listed: the list can only shrink.
-OVER_900_LINES = {
-    "evaltoolkit/widgets/_prompt_tuner.py": 1003,
-    "evaltoolkit/judge/_cache.py": 942,
-}
+OVER_900_LINES: dict[str, int] = {}  # all split now; the list can only shrink
 FACADE = "evaltoolkit"  # the package root only hands names on; nothing inside imports it
 
 

@@ -30,13 +30,12 @@ import enum
 import json
 import math
 import os
-import re
 import sqlite3
 import threading
 import time
 import warnings
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, TypeVar
@@ -44,6 +43,16 @@ from typing import Any, Final, TypeVar
 from .._internal.secrets import secret_masker
 from ..errors import ConfigurationError
 from ..records import Usage
+from ._cache_damage import (
+    _DAMAGED_MARK,
+    CacheRepair,
+    _file_identity,
+    _integrity_problem,
+    _signature,
+    is_damage,
+    move_damaged_file,
+)
+from ._cache_units import format_bytes, parse_duration, parse_size
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -79,10 +88,6 @@ _ROW_OVERHEAD: Final = 64
 # 1 ms per MiB from the page cache, 25 ms per MiB from a slow cold disk). Larger files are
 # checked by `evaltoolkit cache check`, and by every read and write, which find damage too.
 _CHECK_ON_OPEN_MAX_BYTES: Final = 64 << 20
-# A damaged file is renamed to <name><this><UTC time>; the glob finds the copies again.
-_DAMAGED_MARK: Final = ".damaged-"
-# sqlite's result codes for a damaged file (a short read: a file cut short).
-_DAMAGE_CODES: Final = ("SQLITE_CORRUPT", "SQLITE_NOTADB", "SQLITE_IOERR_SHORT_READ")
 # Files this process checked and found sound, by their identity, size and time of change.
 _checked_sound: set[tuple[int, ...]] = set()
 
@@ -112,77 +117,6 @@ _MIGRATION_SQL: Final = (
     "+ length(CAST(value AS BLOB)) + COALESCE(length(CAST(raw_reply AS BLOB)), 0) "
     f"+ length(model) + length(step) + {_ROW_OVERHEAD} WHERE used_at IS NULL OR size IS NULL",
 )
-
-_SIZE_UNITS: Final = {
-    "": 1,
-    "b": 1,
-    "k": 1000,
-    "kb": 1000,
-    "kib": 1 << 10,
-    "m": 1000**2,
-    "mb": 1000**2,
-    "mib": 1 << 20,
-    "g": 1000**3,
-    "gb": 1000**3,
-    "gib": 1 << 30,
-    "t": 1000**4,
-    "tb": 1000**4,
-    "tib": 1 << 40,
-}
-_DURATION_UNITS: Final = {"": 1, "s": 1, "m": 60, "min": 60, "h": 3600, "d": 86400, "w": 604800}
-
-
-def parse_size(text: str) -> int:
-    """Bytes from a size such as ``"500M"``, ``"1GiB"``, ``"2.5 GB"`` or ``"1048576"``.
-
-    Decimal units (k, M, G, T, with or without B) are powers of 1000; KiB, MiB, GiB and TiB
-    are powers of 1024.
-
-    Raises:
-        ValueError: The text is not a size.
-
-    Example:
-        >>> parse_size("500M"), parse_size("1GiB"), parse_size("12")
-        (500000000, 1073741824, 12)
-    """
-    return int(_quantity(text, _SIZE_UNITS, "a size", "500M, 1G, 2GiB or a byte count"))
-
-
-def parse_duration(text: str) -> float:
-    """Seconds from a duration such as ``"30d"``, ``"12h"``, ``"90min"``, ``"2w"`` or ``"45"``.
-
-    Raises:
-        ValueError: The text is not a duration.
-
-    Example:
-        >>> parse_duration("30d"), parse_duration("1.5h"), parse_duration("45")
-        (2592000.0, 5400.0, 45.0)
-    """
-    return _quantity(
-        text, _DURATION_UNITS, "a duration", "30d, 12h, 90min, 2w or a number of seconds"
-    )
-
-
-def _quantity(text: str, units: Mapping[str, float], what: str, examples: str) -> float:
-    """A number with an optional unit from ``units`` (case-insensitive), times that unit."""
-    match = re.fullmatch(r"\s*(\d+(?:\.\d*)?)\s*([a-zA-Z]*)\s*", text)
-    if match is None or match.group(2).lower() not in units:
-        raise ValueError(f"not {what}: {text!r}; write it as {examples}")
-    return float(match.group(1)) * units[match.group(2).lower()]
-
-
-def format_bytes(count: float) -> str:
-    """A byte count for people: ``"512 B"``, ``"1.5 MiB"``.
-
-    Example:
-        >>> format_bytes(512), format_bytes(1536 * 1024)
-        ('512 B', '1.5 MiB')
-    """
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if abs(count) < 1024 or unit == "GiB":
-            return f"{count:.0f} {unit}" if unit == "B" else f"{count:.1f} {unit}"
-        count /= 1024
-    raise AssertionError("unreachable")
 
 
 class _Unset(enum.Enum):
@@ -304,103 +238,6 @@ class PruneReport:
 
     removed: int
     removed_bytes: int
-
-
-@dataclass(frozen=True, slots=True)
-class CacheRepair:
-    """A damaged cache file that was moved aside, and a fresh cache started in its place.
-
-    Attributes:
-        path: The cache file (now the fresh one).
-        moved_to: Where the damaged file went (its write-ahead log beside it, ``-wal``).
-        problem: What sqlite said about it.
-    """
-
-    path: Path
-    moved_to: Path
-    problem: str
-
-    def __str__(self) -> str:
-        return (
-            f"the judge cache {self.path} was damaged ({self.problem}); moved it to "
-            f"{self.moved_to} and started a fresh cache: the calls it held will be made again "
-            "(delete the damaged copy when you no longer need it)"
-        )
-
-
-def is_damage(error: BaseException) -> bool:
-    """Whether a sqlite error says the file is damaged (not busy, locked or unwritable)."""
-    if not isinstance(error, sqlite3.DatabaseError):
-        return False
-    name = getattr(error, "sqlite_errorname", "") or ""
-    if name:
-        return name.startswith(_DAMAGE_CODES)
-    text = str(error)
-    return "malformed" in text or "not a database" in text
-
-
-def _integrity_problem(connection: sqlite3.Connection, pragma: str) -> str | None:
-    """What ``PRAGMA quick_check``/``integrity_check`` finds wrong, None when nothing."""
-    try:
-        rows = connection.execute(f"PRAGMA {pragma}(3)").fetchall()
-    except sqlite3.DatabaseError as error:
-        if not is_damage(error):
-            raise
-        return str(error)
-    messages = [str(row[0]) for row in rows]
-    if messages == ["ok"]:
-        return None
-    lines = [line for text in messages for line in text.splitlines()]
-    return "; ".join(line for line in lines if line and not line.startswith("***"))
-
-
-def move_damaged_file(path: Path) -> Path:
-    """Rename a damaged sqlite file and its journal to ``<name>.damaged-<UTC time>``.
-
-    Its shared-memory index (``-shm``), rebuilt from the log whenever needed, is removed.
-
-    Raises:
-        FileNotFoundError: The file is gone (another process moved it first).
-        OSError: It cannot be renamed.
-    """
-    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    target = path.with_name(f"{path.name}{_DAMAGED_MARK}{stamp}")
-    number = 1
-    while target.exists():
-        number += 1
-        target = path.with_name(f"{path.name}{_DAMAGED_MARK}{stamp}-{number}")
-    os.replace(path, target)
-    for journal in ("-wal", "-journal"):
-        with contextlib.suppress(FileNotFoundError):
-            os.replace(f"{path}{journal}", f"{target}{journal}")
-    with contextlib.suppress(FileNotFoundError):
-        os.remove(f"{path}-shm")
-    return target
-
-
-def _file_identity(path: Path) -> tuple[int, int] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_dev, st.st_ino)
-
-
-def _signature(path: Path) -> tuple[int, ...] | None:
-    """The identity, size and time of change of a file and its write-ahead log."""
-    numbers: list[int] = []
-    for suffix in ("", "-wal"):
-        try:
-            st = os.stat(f"{path}{suffix}")
-        except OSError:
-            if not suffix:
-                return None
-            st = None
-        if st is None or (suffix and not st.st_size):  # an empty log is no log
-            numbers.extend((0, 0, 0, 0))
-        else:
-            numbers.extend((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns))
-    return tuple(numbers)
 
 
 class _Connection(sqlite3.Connection):

@@ -48,14 +48,12 @@ from ._cache import (
     CacheRepair,
     JudgeCache,
     _Connection,
-    _integrity_problem,
     _Unset,
     cache_file_path,
     cache_opener,
-    is_damage,
-    move_damaged_file,
     open_cache,
 )
+from ._cache_damage import _integrity_problem, is_damage, move_damaged_file
 
 __all__ = ["ShardedJudgeCache", "cache_shard", "merge_cache_shards", "shard_dir"]
 

@@ -6,7 +6,6 @@ import asyncio
 import math
 import os
 import pprint
-import random
 import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -17,8 +16,6 @@ from ..errors import ConfigurationError
 from ..meta import (
     LEVELS,
     SYSTEM_COLUMN,
-    agreement_change,
-    compare_scores,
     tune_test_split,
 )
 from ..meta._internal import attach_human_labels, check_label_name, is_labels_source
@@ -29,7 +26,9 @@ from ..runner._internal import DEFAULT_CONCURRENCY
 from ..scorers import JudgedScorer, Scorer, create_scorer
 from ..scorers._internal import find_scorer_spec
 from ._base import View, ipywidgets
-from ._tuner_text import LEVEL_NAMES, TunerText
+from ._tuner_analysis import _PART_COLUMN, TunerAnalysis
+from ._tuner_setup import _as_data, _axes_of, _factory_name, _sample, _slider, offline_note_text
+from ._tuner_text import LEVEL_NAMES
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -37,87 +36,10 @@ if TYPE_CHECKING:
 __all__ = ["PromptTuner"]
 
 _CHANGE_TOLERANCE = 1e-12
-_PART_COLUMN = "part"
 _DEFAULT_GROUP = "doc_id"
 
 
-def _axes_of(scorer: Any) -> dict[str, str]:
-    """The axes a scorer's verdict can be read on, by name: each ``score`` or a detail key."""
-    spec = find_scorer_spec(str(getattr(scorer, "id", "")))
-    axes = {"score": "score"}
-    if spec is not None and (spec.scorer_type is None or isinstance(scorer, spec.scorer_type)):
-        axes.update({column: value for column, value in spec.meta_scores if value != "score"})
-    return axes
-
-
-def _factory_name(scorer: Any) -> str:
-    """The factory a message names: the registered scorer's own, else ``create_scorer``."""
-    spec = find_scorer_spec(str(getattr(scorer, "id", "")))
-    name = getattr(spec.factory, "__name__", "") if spec is not None else ""
-    return name if name.isidentifier() and name != "<lambda>" else "create_scorer"
-
-
-def offline_note_text(scorer: Any) -> str:
-    """What the tuner says about a scorer judged by the offline judge."""
-    factory = _factory_name(scorer)
-    models = (
-        f'create the scorer with a model, e.g. {factory}(model="openai/gpt-4o-mini"), or a '
-        f'local OpenAI-compatible server, e.g. {factory}(model="openai/<name>", '
-        'api_base="http://127.0.0.1:8000/v1").'
-    )
-    if getattr(scorer, "offline_setting_specs", ()):
-        return (
-            "This scorer uses the offline judge, which answers from the texts alone and ignores "
-            "prompts, but has settings: change them in the 'offline settings' tab and press "
-            f"Run to see the scores and the agreement move. To tune prompts, {models}"
-        )
-    return (
-        "This scorer uses the offline judge, which answers from the texts alone and ignores "
-        "prompts: editing a template will not change any score, so Run will show the same "
-        f"scores before and after. To tune prompts, {models}"
-    )
-
-
-def _slider(widgets: Any, spec: Any, value: float) -> Any:
-    """A slider over a setting's range, labelled with its name, its description as tooltip."""
-    if spec.type is int:
-        slider = widgets.IntSlider(value=int(value), min=int(spec.minimum), max=int(spec.maximum))
-    else:
-        slider = widgets.FloatSlider(
-            value=float(value),
-            min=spec.minimum,
-            max=spec.maximum,
-            step=0.05,
-            readout_format=".2f",
-        )
-    slider.description = spec.name
-    slider.description_allow_html = False
-    slider.tooltip = spec.description
-    slider.style = {"description_width": "150px"}
-    slider.layout = {"width": "480px"}
-    slider.add_class(f"evaltoolkit-setting-{spec.name}")
-    return slider
-
-
-def _sample(items: Sequence[DataItem], size: int, seed: int | None) -> list[DataItem]:
-    """``size`` items in data order: the first ones without a seed, else a seeded draw."""
-    if len(items) <= size:
-        return list(items)
-    if seed is None:
-        return list(items[:size])
-    positions = sorted(random.Random(seed).sample(range(len(items)), size))
-    return [items[position] for position in positions]
-
-
-def _as_data(item: DataItem) -> dict[str, Any]:
-    row: dict[str, Any] = {"id": item.item_id, "input": item.input, "output": item.output}
-    if item.ground_truth is not None:
-        row["ground_truth"] = item.ground_truth
-    row.update(item.fields)
-    return row
-
-
-class PromptTuner(TunerText, View):
+class PromptTuner(TunerAnalysis, View):
     """Edit a scorer's prompt templates, rescore a sample, compare, and export the prompts.
 
     The view reads from the top down: what is tuned and on which items; the axis and level
@@ -850,92 +772,6 @@ class PromptTuner(TunerText, View):
         if self._choosing:
             return
         self.choose(axis=str(self.axis_picker.value), level=str(self.level_picker.value))
-
-    def _compare(self, after: EvalResult) -> pd.DataFrame:
-        assert self._before is not None
-        fields = [self.group] if self.group and self.label_column else []
-        if self.system and self.label_column:
-            fields.append(self.system)
-        comparison = compare_scores(
-            self._before, after, score=self.axis, label=self.label_column, fields=fields
-        )
-        if self.split is not None:
-            comparison[_PART_COLUMN] = [self.split[item_id] for item_id in comparison["item_id"]]
-        return comparison
-
-    def _agreement(self, comparison: pd.DataFrame) -> pd.DataFrame | None:
-        if not self.label_column:
-            return None
-        return agreement_change(
-            comparison,
-            self.label_column,
-            group=self.group,
-            split=_PART_COLUMN if self.split is not None else None,
-            level=self.level,
-            system=self.system,
-            n_bootstrap=self.n_bootstrap,
-            seed=0 if self._seed is None else self._seed,
-        )
-
-    async def _against_baseline(self, after: EvalResult) -> pd.DataFrame | None:
-        """The baseline's agreement on each part ("before") against the edited judge's
-        ("after"), the change being the judge's paired lead over the baseline."""
-        if self.baseline is None or not self.label_column:
-            return None
-        if self._baseline_run is None:
-            self._baseline_run = await arun_evals(
-                self._data, self.baseline, concurrency=self.concurrency, progress=False
-            )
-        fields = [self.group] if self.group else []
-        if self.system:
-            fields.append(self.system)
-        table = compare_scores(
-            self._baseline_run, after, score=self.axis, label=self.label_column, fields=fields
-        )
-        if self.split is not None:
-            table[_PART_COLUMN] = [self.split[item_id] for item_id in table["item_id"]]
-        return agreement_change(
-            table,
-            self.label_column,
-            group=self.group,
-            split=_PART_COLUMN if self.split is not None else None,
-            level=self.level,
-            system=self.system,
-            n_bootstrap=self.n_bootstrap,
-            seed=0 if self._seed is None else self._seed,
-        )
-
-    def _primary_metric(self) -> str | None:
-        """The metric the verdict is read on: AUROC for pooled boolean labels, else Spearman."""
-        if self.agreement is None or not len(self.agreement):
-            return None
-        metrics = list(self.agreement["metric"])
-        return "auroc" if "auroc" in metrics else str(metrics[0])
-
-    def _verdict(self) -> str | None:
-        metric = self._primary_metric()
-        if self.agreement is None or self.split is None or metric is None:
-            return None
-        rows = self.agreement[
-            (self.agreement["part"] == "test") & (self.agreement["metric"] == metric)
-        ]
-        return str(rows["verdict"].iloc[0]) if len(rows) and rows["verdict"].iloc[0] else None
-
-    def _evidence(self) -> dict[str, Any]:
-        """The last run's agreement on each part, by part and metric, as plain values."""
-        evidence: dict[str, Any] = {}
-        if self.agreement is None:
-            return evidence
-        for row in self.agreement.to_dict(orient="records"):
-            figures = {
-                key: (None if isinstance(value, float) and math.isnan(value) else value)
-                for key, value in row.items()
-                if key in ("before", "after", "change", "change_ci_low", "change_ci_high", "n")
-            }
-            if not (isinstance(row["groups"], float) and math.isnan(row["groups"])):
-                figures["groups"] = int(row["groups"])
-            evidence.setdefault(str(row["part"]), {})[str(row["metric"])] = figures
-        return evidence
 
     async def run_async(self) -> pd.DataFrame:
         """Deprecated name of :meth:`arun`, the coroutine twin of :meth:`run`."""
