@@ -10,9 +10,7 @@ calls, options, reading files), and from a package's ``_internal`` module
 the other layers the helpers that are not its public surface (the layer rule still holds: only a
 package below may be reached). Within a package its private modules may import each other.
 
-No module is over 900 lines, except the ones in ``OVER_900_LINES``, a list that can only shrink:
-each entry names its length when it was listed, and fails once the file grows past it or is
-split below the limit (then the entry goes).
+No module is over 900 lines.
 """
 
 from __future__ import annotations
@@ -52,7 +50,6 @@ PACKAGE_INTERNAL = (
 )
 MAX_LINES = 900
 # Modules still over MAX_LINES, with their length when listed: the list can only shrink.
-OVER_900_LINES: dict[str, int] = {}  # all split now; the list can only shrink
 FACADE = "evaltoolkit"  # the package root only hands names on; nothing inside imports it
 
 
@@ -207,20 +204,8 @@ def _relative(path: Path) -> str:
     return path.relative_to(PACKAGE.parent).as_posix()
 
 
-def test_no_module_is_over_900_lines_unless_listed() -> None:
+def test_no_module_is_over_900_lines() -> None:
     over = {
-        _relative(path): _lines(path)
-        for path, _ in MODULES.values()
-        if _relative(path) not in OVER_900_LINES and _lines(path) > MAX_LINES
+        _relative(path): _lines(path) for path, _ in MODULES.values() if _lines(path) > MAX_LINES
     }
     assert not over, f"split these under {MAX_LINES} lines: {over}"
-
-
-@pytest.mark.parametrize("relative", sorted(OVER_900_LINES))
-def test_the_list_of_long_modules_only_shrinks(relative: str) -> None:
-    path = PACKAGE.parent / relative
-    assert path.exists(), f"{relative} is gone: remove it from OVER_900_LINES"
-    lines = _lines(path)
-    assert lines > MAX_LINES, f"{relative} has {lines} lines now: remove it from OVER_900_LINES"
-    listed = OVER_900_LINES[relative]
-    assert lines <= listed, f"{relative} grew from {listed} to {lines} lines: split it instead"
