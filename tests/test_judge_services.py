@@ -23,12 +23,15 @@ import evaltoolkit as et
 from evaltoolkit.errors import ConfigurationError, JudgeCallError
 from evaltoolkit.judge import (
     BackendReply,
+    JudgeBackend,
+    JudgeConfig,
     JudgeReply,
     JudgeRequest,
     ServicedJudge,
     create_judge,
 )
-from evaltoolkit.judge._litellm import LiteLLMJudge
+from evaltoolkit.judge._litellm import LiteLLMBackend, LiteLLMJudge
+from evaltoolkit.judge._retry import FailureKind
 from evaltoolkit.judge._single_flight import SingleFlight
 from evaltoolkit.records import ModelCall, Usage
 from evaltoolkit.records._internal import sum_usage
@@ -209,6 +212,102 @@ def test_a_serviced_judge_pickles_with_its_backend_and_reopens_its_cache(tmp_pat
     assert copy.model == "custom/keyword" and copy.concurrency == 3
     assert copy.cache is not None and judge.cache is not None
     assert copy.cache.path == judge.cache.path
+
+
+def cites_request(text: str = "x") -> JudgeRequest:
+    return JudgeRequest(
+        step="cites", stage="analyze", messages=({"role": "user", "content": text},), schema=SCHEMA
+    )
+
+
+def test_a_backend_names_its_server_cache_keys_failure_hook_and_credentials_hint(
+    tmp_path: Path,
+) -> None:
+    seen: list[str] = []
+
+    class Described(CountingBackend):
+        api_base = "http://10.0.0.9:8000/v1"
+
+        def cache_keys(self, request: JudgeRequest, *, every: bool) -> list[str]:
+            return [f"key-of-{request.messages[-1]['content']}"]
+
+        def on_failure(self, error: BaseException, failure: FailureKind, made: int) -> None:
+            seen.append(failure.label)
+
+        def credentials_hint(self) -> str:
+            return "rotate the custom key"
+
+    backend = Described(failures=[RateLimited(0.0), PermissionError("key revoked")])
+    judge = ServicedJudge(backend, cache=tmp_path, **FAST)
+    assert judge.api_base == "http://10.0.0.9:8000/v1"
+    assert judge.cached_value(cites_request("according to a")) is None
+
+    with pytest.raises(JudgeCallError) as raised:
+        asyncio.run(judge.complete(cites_request("according to a")))
+
+    assert len(seen) == 2 and seen[0] != seen[1]  # the hook saw both failures, in order
+    assert "rotate the custom key" in str(raised.value)
+    assert "10.0.0.9" in str(raised.value)
+
+    healthy = ServicedJudge(Described(), cache=tmp_path)
+    asyncio.run(healthy.complete(cites_request("according to a")))
+    assert healthy.cache is not None
+    hit = healthy.cache.get("key-of-according to a")  # stored under the backend's own key
+    assert hit is not None and hit.value == {"cites": True}
+    assert healthy.cached_value(cites_request("according to a")) == {"cites": True}
+    assert healthy.cached_value(cites_request("other")) is None
+
+
+def test_a_plain_backend_reply_is_found_by_cached_value_without_a_request(tmp_path: Path) -> None:
+    backend = CountingBackend()
+    judge = ServicedJudge(backend, cache=tmp_path)
+    request = cites_request("according to b")
+    assert judge.cached_value(request) is None
+
+    asyncio.run(judge.complete(request))
+
+    assert judge.cached_value(request) == {"cites": True}
+    assert backend.calls == 1
+    assert judge.config == JudgeConfig(model="custom/keyword", cache=tmp_path)
+
+
+def test_judge_options_become_a_config_in_one_place() -> None:
+    config = JudgeConfig(model="openai/x", temperature=0.2, cache=False)
+
+    assert JudgeConfig.from_options(config) is config
+    assert JudgeConfig.from_options(config, maxTokens=64) == config.replace(max_tokens=64)
+    assert create_judge(config, max_tokens=64).config.max_tokens == 64  # type: ignore[attr-defined]
+    with pytest.raises(ConfigurationError, match="did you mean 'temperature'"):
+        JudgeConfig.from_options(config, temprature=0.5)
+    with pytest.raises(ConfigurationError, match="did you mean 'timeout'"):
+        ServicedJudge(CountingBackend(), timout=3)
+
+
+def test_the_litellm_judge_is_its_backend_served_by_the_same_services(
+    loopback_server: LoopbackServer,
+    make_judge: Callable[..., LiteLLMJudge],
+    tmp_path: Path,
+) -> None:
+    loopback_server.set_responder(lambda body: reply({"cites": True}))
+    judge = make_judge(cache=tmp_path, concurrency=3)
+
+    assert isinstance(judge, ServicedJudge)
+    backend = judge.backend
+    assert isinstance(backend, LiteLLMBackend) and isinstance(backend, JudgeBackend)
+    assert (backend.model, backend.api_base) == (judge.model, loopback_server.url)
+    asyncio.run(judge.complete(cites_request()))
+    assert loopback_server.requests_total == 1
+    assert judge.cached_value(cites_request()) == {"cites": True}
+
+    copy = pickle.loads(pickle.dumps(judge))
+
+    assert isinstance(copy, LiteLLMJudge) and copy.config == judge.config
+    assert isinstance(copy.backend, LiteLLMBackend) and copy.backend is not backend
+    assert asyncio.run(copy.complete(cites_request())).call.cached
+    # The backend alone answers a step with no services around it: no cache, no retries.
+    alone = asyncio.run(backend.send(cites_request()))
+    assert alone.value == {"cites": True} and alone.usage is not None
+    assert loopback_server.requests_total == 2
 
 
 # -- single-flight, counted on the loopback server ------------------------------------------

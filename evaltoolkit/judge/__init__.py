@@ -10,9 +10,10 @@ Every model judge gets the same judge services: the disk cache, retries with bac
 honours ``Retry-After`` (never retrying refused credentials), the fail-fast stop after a
 failure no retry can fix, the call limits, single-flight (identical calls in flight at the
 same moment are sent once, the others recorded as cache hits) and the record of each call's
-usage, cost and attempts; the litellm backend holds only what is litellm's. To put another model
-behind them, write a :class:`JudgeBackend` (a ``model`` name and an async
-``send(request) -> BackendReply``, one request each) and pass it as ``model=`` to any scorer
+usage, cost and attempts; the litellm backend holds only what is litellm's, and is served
+by the same :class:`ServicedJudge` as any other backend. To put another model behind them,
+write a :class:`JudgeBackend` (a ``model`` name and an async ``send(request) ->
+BackendReply``, one request each) and pass it as ``model=`` to any scorer
 or to :func:`create_judge`: it is wrapped in a :class:`ServicedJudge`, which takes the service
 options (``cache``, ``concurrency``, ``max_retries``, ``timeout``, ``backoff_base``,
 ``backoff_max``, ``max_retry_after``). An object implementing :class:`Judge` itself

@@ -7,12 +7,24 @@ the services every model judge has (:mod:`._services`): the disk cache, retries 
 that honours ``Retry-After``, the fail-fast stop, the call limits, and the record of each
 call with its usage, cost and attempts. ``create_judge(backend)``, and ``model=backend`` in
 any scorer, do this for you.
+
+A backend may say more than its ``model`` and ``send``; each of these optional attributes is
+read when present (the litellm backend, :mod:`._litellm`, uses them all):
+
+- ``api_base``: the server it calls, for the adaptive call limit per server and in errors;
+- ``cache_keys(request, every=...)``: the keys a reply may be cached under, the key it would
+  be stored under now first (``every=False`` asks for that key alone), in place of the key
+  made of the model, the step, the schema and the messages;
+- ``exchange(request, services)``: answers a step with several requests (repairs, another
+  JSON form), each made through ``services.request``, in place of one ``send``;
+- ``on_failure(error, failure, made)`` and ``credentials_hint()``: look at a failed ``send``
+  before it is judged, and say what to do about refused credentials.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Protocol, runtime_checkable
 
@@ -81,6 +93,20 @@ class JudgeBackend(Protocol):
         ...
 
 
+@runtime_checkable
+class _KeyingBackend(Protocol):
+    """A backend that names the keys its replies are cached under."""
+
+    def cache_keys(self, request: JudgeRequest, *, every: bool) -> Sequence[str]: ...
+
+
+@runtime_checkable
+class _ExchangingBackend(Protocol):
+    """A backend that answers a step with several requests, each through the services."""
+
+    async def exchange(self, request: JudgeRequest, services: JudgeServices) -> Answered: ...
+
+
 class ServicedJudge:
     """A judge made of a backend (or another judge) and the judge services.
 
@@ -119,7 +145,11 @@ class ServicedJudge:
             backoff=Backoff(config.backoff_base, config.backoff_max, config.max_retry_after),
             timeout=config.timeout,
             concurrency=config.concurrency,
+            api_base=self.api_base,
         )
+        # Looked up once: a protocol check on every call costs more than the check is worth.
+        self._keying = backend if isinstance(backend, _KeyingBackend) else None
+        self._exchanging = backend if isinstance(backend, _ExchangingBackend) else None
 
     def __getstate__(self) -> dict[str, Any]:
         # Sent to another process, the judge opens its own cache.
@@ -134,9 +164,20 @@ class ServicedJudge:
         return self._backend
 
     @property
+    def config(self) -> JudgeConfig:
+        """The judge's options."""
+        return self._config
+
+    @property
     def model(self) -> str:
         """The backend's model name."""
         return self._config.model
+
+    @property
+    def api_base(self) -> str | None:
+        """The server the backend calls (its ``api_base``), None when it names none."""
+        api_base = getattr(self._backend, "api_base", None)
+        return api_base if isinstance(api_base, str) else None
 
     @property
     def offline(self) -> bool:
@@ -168,6 +209,28 @@ class ServicedJudge:
                 cannot fix, or the judge stopped after such a failure.
             JudgeReplyError: The backend's reply does not match the step's schema.
         """
+        keys = self._keys(request, every=self.cache is not None)
+        return await self._services.answer(
+            request, keys, functools.partial(self._ask, request, keys[0])
+        )
+
+    def cached_value(self, request: JudgeRequest) -> dict[str, Any] | None:
+        """The cached reply to ``request``, None when the cache holds none; sends nothing."""
+        cache = self.cache
+        if cache is None:
+            return None
+        try:
+            for key in self._keys(request, every=True):
+                hit = cache.get(key)
+                if hit is not None:
+                    return dict(hit.value)
+        except Exception:  # a damaged or locked cache: count the call as not cached
+            return None
+        return None
+
+    def _keys(self, request: JudgeRequest, *, every: bool) -> list[str]:
+        if self._keying is not None:
+            return list(self._keying.cache_keys(request, every=every))
         key = call_key(
             model=self.model,
             api_base=None,
@@ -177,13 +240,17 @@ class ServicedJudge:
             schema=request.schema,
             messages=request.messages,
         )
-        return await self._services.answer(
-            request, [key], functools.partial(self._ask, request, key)
-        )
+        return [key]
 
     async def _ask(self, request: JudgeRequest, key: str) -> Answered:
+        if self._exchanging is not None:
+            return await self._exchanging.exchange(request, self._services)
+        backend = self._backend
         reply, made = await self._services.request(
-            request.step, functools.partial(self._send_once, request)
+            request.step,
+            functools.partial(self._send_once, request),
+            on_failure=getattr(backend, "on_failure", None),
+            hint=getattr(backend, "credentials_hint", None),
         )
         value = dict(reply.value)
         try:
@@ -228,4 +295,4 @@ def _service_config(backend: object, options: Mapping[str, Any]) -> JudgeConfig:
             f"backend; set them when creating it. The judge services take "
             f"{', '.join(SERVICE_OPTIONS)}"
         )
-    return JudgeConfig(model=model, **resolved)
+    return JudgeConfig.from_options(model, **resolved)

@@ -175,21 +175,31 @@ mean 'temperature'? (other litellm arguments go in extra={...})
         return self.model == OFFLINE_MODEL
 
     @classmethod
-    def from_options(cls, model: str | None = None, **options: Any) -> JudgeConfig:
-        """Build a config from keyword options, in snake_case or camelCase.
+    def from_options(cls, model: str | JudgeConfig | None = None, **options: Any) -> JudgeConfig:
+        """Build a config from keyword options, in snake_case or camelCase: the one place
+        where judge options become a config (``create_judge``, ``LiteLLMJudge``,
+        ``ServicedJudge`` and every scorer factory come here).
+
+        Args:
+            model: A model string, None for the offline judge, or a config that ``options``
+                change (as :meth:`replace` does).
+            **options: The fields of :class:`JudgeConfig`.
 
         Raises:
             ConfigurationError: An unknown option (with the closest valid name), a value out of
                 range, or a model-only option given to the offline judge.
         """
+        if isinstance(model, JudgeConfig):
+            return model.replace(**options) if options else model
         resolved = resolve_names(options, judge_option_names(), where="judge", hint=EXTRA_HINT)
+        name: Any = model
         if "model" in resolved:
-            if model is not None and resolved["model"] != model:
+            if name is not None and resolved["model"] != name:
                 raise ConfigurationError("judge: the model is given twice")
-            model = resolved.pop("model")
-        model = OFFLINE_MODEL if model is None else model
-        _check_model(model)
-        if model.strip() == OFFLINE_MODEL:
+            name = resolved.pop("model")
+        name = OFFLINE_MODEL if name is None else name
+        _check_model(name)
+        if name.strip() == OFFLINE_MODEL:
             defaults = {option.name: _default_of(option) for option in dataclasses.fields(cls)}
             model_only = sorted(
                 name
@@ -202,7 +212,7 @@ mean 'temperature'? (other litellm arguments go in extra={...})
                     "a model judge; pass a model (model='provider/name', or --model on the "
                     "command line) to use one, or drop them"
                 )
-        return cls(model=model, **resolved)
+        return cls(model=name, **resolved)
 
     def replace(self, **changes: Any) -> JudgeConfig:
         """A copy with some options changed (checked like :meth:`from_options`)."""

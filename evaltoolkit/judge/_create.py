@@ -46,16 +46,12 @@ def create_judge(
 options are for a model judge; pass a model (model='provider/name', or --model on the command \
 line) to use one, or drop them
     """
-    if isinstance(model, JudgeConfig):
-        config = model.replace(**options) if options else model
-    elif model is None or isinstance(model, str):
+    if model is None or isinstance(model, str | JudgeConfig):
         config = JudgeConfig.from_options(model, **options)
     elif isinstance(model, Judge):
         if not options:
             return model
-        from ._litellm import LiteLLMJudge
-
-        if isinstance(model, LiteLLMJudge | ServicedJudge):
+        if isinstance(model, ServicedJudge):  # LiteLLMJudge is one
             raise ConfigurationError(
                 f"judge options ({', '.join(sorted(options))}) cannot be applied to a judge "
                 "that has its judge services already; set them when creating it"

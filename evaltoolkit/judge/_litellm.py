@@ -1,12 +1,12 @@
 """The model judge: every judge step answered by a model through ``litellm.acompletion``.
 
-One :class:`LiteLLMJudge` serves every scorer of a run. What is litellm's stays here: the
-request's options, the JSON form the server accepts (:mod:`._structured`, negotiated in
-:mod:`._exchange`), the cache key of a litellm call (:mod:`._cache_key`), the credentials
-check, which errors mean the server rejected the JSON form, and the cost from litellm's price
-map. The cache, retries with backoff, the fail-fast stop and the call limits are the judge
-services (:mod:`._services`) that any backend gets. litellm itself is reached only through
-:mod:`._litellm_runtime`.
+:class:`LiteLLMBackend` holds what is litellm's: the request's options, the JSON form the
+server accepts (:mod:`._structured`, negotiated in :mod:`._exchange`), the cache key of a
+litellm call (:mod:`._cache_key`), the credentials check, which errors mean the server
+rejected the JSON form, and the cost from litellm's price map. :class:`LiteLLMJudge` is that
+backend served by :class:`~._backend.ServicedJudge`, as any backend is: the cache, retries
+with backoff, the fail-fast stop, the call limits and single-flight are the judge services
+(:mod:`._services`). litellm itself is reached only through :mod:`._litellm_runtime`.
 """
 
 from __future__ import annotations
@@ -17,19 +17,19 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from ..errors import ConfigurationError, JudgeCallError
-from ._cache import JudgeCache
+from ._backend import BackendReply, ServicedJudge
 from ._cache_key import call_keys, key_parameters, model_identity
 from ._config import JudgeConfig
 from ._exchange import FormRejected, Forms, answer_step
 from ._litellm_runtime import import_litellm, litellm_for_running_loop, start_litellm_import
 from ._retry import Backoff, FailureKind
 from ._secrets import redact, register_secrets
-from ._services import Answered, JudgeServices, open_judge_cache
+from ._services import Answered, JudgeServices
 from ._structured import Form, default_max_tokens, form_rejected, response_format
-from ._types import JudgeReply, JudgeRequest
+from ._types import JudgeRequest
 from ._wording import credentials_hint
 
-__all__ = ["LiteLLMJudge"]
+__all__ = ["LiteLLMBackend", "LiteLLMJudge"]
 
 logger = logging.getLogger("evaltoolkit.judge")
 
@@ -39,8 +39,10 @@ PLACEHOLDER_API_KEY: Final = "no-key-required"
 _UNPRICED_PHRASES: Final = ("not mapped", "isn't mapped", "provider not provided")
 
 
-class LiteLLMJudge:
+class LiteLLMJudge(ServicedJudge):
     """A judge that asks a model, through litellm, for each step's JSON reply.
+
+    A :class:`LiteLLMBackend` served by the judge services, as any backend is.
 
     Args:
         model: Any litellm model string: ``"openai/gpt-4o-mini"``, ``"anthropic/..."``,
@@ -61,49 +63,25 @@ class LiteLLMJudge:
     """
 
     def __init__(self, model: str, **options: Any) -> None:
-        self._setup(JudgeConfig.from_options(model, **options))
+        self._serve(JudgeConfig.from_options(model, **options))
 
-    def _setup(self, config: JudgeConfig) -> None:
-        if config.offline:
-            raise ConfigurationError(
-                "'offline' is the built-in judge; use create_judge('offline') instead"
-            )
-        self._config = config
-        self._services = JudgeServices(
-            model=config.model,
-            cache=open_judge_cache(config.cache),
-            max_retries=config.max_retries,
-            backoff=Backoff(config.backoff_base, config.backoff_max, config.max_retry_after),
-            timeout=config.timeout,
-            concurrency=config.concurrency,
-            api_base=config.api_base,
-        )
-        self._forms = Forms(config.model, config.api_base, config.structured_output, "json_schema")
-        self._credentials_checked = False
-        self._api_key = config.api_key
-        self._unpriced_models: set[str] = set()
-        self._identity = model_identity(config.model, config.api_base, config.cache_as)
-        register_secrets({"api_key": config.api_key, **config.extra})
-        start_litellm_import()  # its first call need not wait for the import
-
-    @classmethod
-    def from_config(cls, config: JudgeConfig) -> LiteLLMJudge:
-        """A judge for ``config``."""
-        judge = cls.__new__(cls)
-        judge._setup(config)
-        return judge
+    def _serve(self, config: JudgeConfig) -> None:
+        self._litellm = LiteLLMBackend(config)
+        self._setup(self._litellm, config)
 
     def __getstate__(self) -> dict[str, Any]:
         # Sent to another process, the judge opens its own cache and negotiates its own forms.
         return {"config": self._config}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self._setup(state["config"])
+        self._serve(state["config"])
 
-    @property
-    def config(self) -> JudgeConfig:
-        """The judge's options."""
-        return self._config
+    @classmethod
+    def from_config(cls, config: JudgeConfig) -> LiteLLMJudge:
+        """A judge for ``config``."""
+        judge = cls.__new__(cls)
+        judge._serve(config)
+        return judge
 
     @property
     def model(self) -> str:
@@ -119,16 +97,6 @@ class LiteLLMJudge:
     def api_base(self) -> str | None:
         """The server's base URL, None for the provider's default."""
         return self._config.api_base
-
-    @property
-    def cache(self) -> JudgeCache | None:
-        """The disk cache of replies, None when caching is off."""
-        return self._services.cache
-
-    @property
-    def concurrency(self) -> int | None:
-        """Requests this judge keeps in flight at most; None leaves it to the run."""
-        return self._config.concurrency
 
     def __repr__(self) -> str:
         parts = [f"model={self.model!r}"]
@@ -149,26 +117,80 @@ class LiteLLMJudge:
         """
         return redact(text)
 
+    def _max_tokens(self, request: JudgeRequest) -> int:
+        return self._litellm.max_tokens(request)
+
+
+class LiteLLMBackend:
+    """What is litellm's in a model judge: requests, JSON forms, credentials, prices, keys.
+
+    Served by :class:`~evaltoolkit.judge.ServicedJudge` (``LiteLLMJudge`` is that), which
+    reads its optional backend attributes: ``api_base``, ``cache_keys`` and ``exchange``.
+
+    Args:
+        config: The judge's options; ``config.model`` is the litellm model string.
+
+    Raises:
+        ConfigurationError: ``config`` is the offline judge's.
+
+    Example:
+        >>> backend = LiteLLMBackend(JudgeConfig(model="openai/x", api_base="http://h:1/v1"))
+        >>> backend.model, backend.api_base
+        ('openai/x', 'http://h:1/v1')
+    """
+
+    def __init__(self, config: JudgeConfig) -> None:
+        if config.offline:
+            raise ConfigurationError(
+                "'offline' is the built-in judge; use create_judge('offline') instead"
+            )
+        self._setup(config)
+
+    def _setup(self, config: JudgeConfig) -> None:
+        self._config = config
+        self._forms = Forms(config.model, config.api_base, config.structured_output, "json_schema")
+        self._credentials_checked = False
+        self._api_key = config.api_key
+        self._unpriced_models: set[str] = set()
+        self._identity = model_identity(config.model, config.api_base, config.cache_as)
+        register_secrets({"api_key": config.api_key, **config.extra})
+        start_litellm_import()  # its first call need not wait for the import
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Sent to another process, the backend negotiates its own forms.
+        return {"config": self._config}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self._setup(state["config"])
+
+    @property
+    def model(self) -> str:
+        """The litellm model string."""
+        return self._config.model
+
+    @property
+    def api_base(self) -> str | None:
+        """The server's base URL, None for the provider's default."""
+        return self._config.api_base
+
+    def __repr__(self) -> str:
+        shown = f", api_base={self.api_base!r}" if self.api_base else ""
+        return f"LiteLLMBackend(model={self.model!r}{shown})"
+
     # -- answering a step -------------------------------------------------------------------
 
-    async def complete(self, request: JudgeRequest) -> JudgeReply:
-        """Answer one judge step with a reply that validates against the step's schema.
+    async def exchange(self, request: JudgeRequest, services: JudgeServices) -> Answered:
+        """Answer ``request``, each request made through ``services`` (slots, retries).
 
         Raises:
-            JudgeCallError: The request failed after its retries, failed in a way retrying
-                cannot fix, or the judge stopped after such a failure.
+            JudgeCallError: A request failed after its retries, or no key is configured for
+                a hosted provider (the services then stop).
             JudgeReplyError: No reply parsed and validated, repairs included.
         """
-        max_tokens = self._max_tokens(request)
-        keys = self._keys(request, max_tokens)
-        return await self._services.answer(
-            request, keys, functools.partial(self._ask, request, max_tokens)
-        )
-
-    async def _ask(self, request: JudgeRequest, max_tokens: int) -> Answered:
+        max_tokens = self.max_tokens(request)
         litellm = await litellm_for_running_loop()
-        self._check_credentials(litellm, request.step)
-        send = functools.partial(self._send, request, max_tokens)
+        self._check_credentials(litellm, request.step, services)
+        send = functools.partial(self._send, request, max_tokens, services)
         exchange = await answer_step(
             request,
             send=send,
@@ -185,25 +207,32 @@ class LiteLLMJudge:
             cache_key=self._key(request, max_tokens, exchange.form),
         )
 
-    def cached_value(self, request: JudgeRequest) -> dict[str, Any] | None:
-        """The cached reply to ``request``, None when the cache holds none; sends nothing."""
-        cache = self.cache
-        if cache is None:
-            return None
-        max_tokens = self._max_tokens(request)
-        try:
-            for key in self._keys(request, max_tokens):
-                hit = cache.get(key)
-                if hit is not None:
-                    return dict(hit.value)
-        except Exception:  # a damaged or locked cache: count the call as not cached
-            return None
-        return None
+    async def send(self, request: JudgeRequest) -> BackendReply:
+        """Answer ``request`` alone: no cache, no retries, no call limit of its own.
 
-    def _max_tokens(self, request: JudgeRequest) -> int:
+        Raises:
+            JudgeCallError: A request failed.
+            JudgeReplyError: No reply parsed and validated, repairs included.
+        """
+        config = self._config
+        bare = JudgeServices(
+            model=config.model,
+            cache=None,
+            max_retries=0,
+            backoff=Backoff(config.backoff_base, config.backoff_max, config.max_retry_after),
+            timeout=config.timeout,
+            concurrency=None,
+            api_base=config.api_base,
+        )
+        answered = await self.exchange(request, bare)
+        return BackendReply(answered.value, answered.raw_reply, answered.usage, answered.cost)
+
+    def max_tokens(self, request: JudgeRequest) -> int:
+        """The ``max_tokens`` sent with ``request``: the configured one, the step's, or one
+        sized from the reply schema."""
         return self._config.max_tokens or request.max_tokens or default_max_tokens(request.schema)
 
-    def _check_credentials(self, litellm: Any, step: str) -> None:
+    def _check_credentials(self, litellm: Any, step: str, services: JudgeServices) -> None:
         """Once: without a key for a hosted provider, stop before any request is made."""
         if self._credentials_checked:
             return
@@ -223,7 +252,7 @@ class LiteLLMJudge:
             f"no API key for {self.model!r}: set {' or '.join(missing)} in the environment, "
             "or pass api_key=..."
         )
-        self._services.stop(message)
+        services.stop(message)
         raise JudgeCallError(f"judge step {step!r}: {message}", step=step, attempts=0)
 
     # -- requests ---------------------------------------------------------------------------
@@ -253,7 +282,12 @@ class LiteLLMJudge:
         return options
 
     async def _send(
-        self, request: JudgeRequest, max_tokens: int, messages: list[dict[str, Any]], form: Form
+        self,
+        request: JudgeRequest,
+        max_tokens: int,
+        services: JudgeServices,
+        messages: list[dict[str, Any]],
+        form: Form,
     ) -> tuple[Any, int]:
         """One completion, retried by the services; returns it and the requests made."""
         litellm = import_litellm()
@@ -263,14 +297,15 @@ class LiteLLMJudge:
             if form != "off" and form_rejected(error, failure.status):
                 raise FormRejected(made) from error
 
-        return await self._services.request(
+        return await services.request(
             request.step,
             functools.partial(litellm.acompletion, **options),
             on_failure=form_was_rejected,
-            hint=self._credentials_hint,
+            hint=self.credentials_hint,
         )
 
-    def _credentials_hint(self) -> str:
+    def credentials_hint(self) -> str:
+        """What to do about refused credentials, for this model."""
         return credentials_hint(import_litellm(), self.model, self._config.api_key is not None)
 
     def _cost_of(self, response: Any) -> float | None:
@@ -296,12 +331,13 @@ class LiteLLMJudge:
 
     # -- cache key --------------------------------------------------------------------------
 
-    def _keys(self, request: JudgeRequest, max_tokens: int) -> list[str]:
+    def cache_keys(self, request: JudgeRequest, *, every: bool) -> list[str]:
         """Every key a reply to ``request`` may be cached under, the one it would get now
         first: each JSON form, then (without ``cache_as``) the keys written before the port
-        was left out of them. Without a cache, the first alone (single-flight's key)."""
+        was left out of them. With ``every`` False, the first alone (single-flight's key)."""
+        max_tokens = self.max_tokens(request)
         model, server = self._identity
-        if self.cache is None:
+        if not every:
             return self._keys_of(request, max_tokens, [(model, server, self._forms.current())])
         forms = self._forms.candidates()
         variants: list[tuple[str, str | None, str]] = [(model, server, form) for form in forms]
