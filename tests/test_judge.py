@@ -35,9 +35,9 @@ from evaltoolkit._internal.sync import run_sync
 from evaltoolkit.errors import ConfigurationError, JudgeCallError, JudgeError, JudgeReplyError
 from evaltoolkit.judge._cache import JudgeCache
 from evaltoolkit.judge._cache_key import call_key, key_parameters
-from evaltoolkit.judge._limits import shared_call_limit
 from evaltoolkit.judge._litellm import LiteLLMJudge
 from evaltoolkit.judge._litellm_runtime import LITELLM_LOGGER_NAMES
+from evaltoolkit.judge._run_scope import shared_call_limit
 from evaltoolkit.judge._types import JudgeRequest, render_messages
 from evaltoolkit.records import Usage
 

@@ -25,7 +25,6 @@ manages the cache from a terminal.
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import enum
 import json
 import math
@@ -53,6 +52,7 @@ from ._cache_damage import (
     move_damaged_file,
 )
 from ._cache_units import format_bytes, parse_duration, parse_size
+from ._run_scope import run_scope
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -141,12 +141,6 @@ def max_bytes_from_environment() -> int | None:
         raise ConfigurationError(f"${MAX_BYTES_VARIABLE}: {error}") from error
 
 
-#: How :func:`open_cache` opens a cache in this context; set on Dask workers (see ``._shards``).
-cache_opener: contextvars.ContextVar[
-    Callable[[str | Path | None, int | _Unset | None], JudgeCache] | None
-] = contextvars.ContextVar("evaltoolkit_cache_opener", default=None)
-
-
 def open_cache(
     location: str | Path | None = None, max_bytes: int | _Unset | None = _Unset.UNSET
 ) -> JudgeCache:
@@ -156,10 +150,11 @@ def open_cache(
     Dask worker scoring a partition, it opens that worker's shard of the cache instead (see
     :mod:`evaltoolkit.judge._shards`).
     """
-    opener = cache_opener.get()
+    opener = run_scope().cache_opener
     if opener is None:
         return JudgeCache(location, max_bytes=max_bytes)
-    return opener(location, max_bytes)
+    opened: JudgeCache = opener(location, max_bytes)
+    return opened
 
 
 def cache_file_path(location: str | Path | None = None) -> Path:

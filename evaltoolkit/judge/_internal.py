@@ -21,7 +21,6 @@ from ._cache import (
     parse_size,
 )
 from ._config import EXTRA_HINT, OFFLINE_MODEL, STRUCTURED_OUTPUT_MODES, judge_option_names
-from ._limits import call_slot, shared_call_limit
 from ._offline_judge import OfflineJudge
 from ._pricing import (
     Price,
@@ -33,7 +32,7 @@ from ._pricing import (
     require_price,
     tokenizer_note,
 )
-from ._repeat import current_repeat, scoring_repeat
+from ._run_scope import call_slot, current_repeat, scoring_repeat, shared_call_limit
 from ._shards import cache_shard
 from ._structured import default_max_tokens
 from ._types import OfflineAnswer, render_messages

@@ -30,8 +30,9 @@ from ..errors import JudgeCallError, JudgeError
 from ..records import ModelCall, Usage
 from ._adaptive import Slot, adaptive_slot
 from ._cache import CachedCall, JudgeCache, open_cache
-from ._limits import call_slot, judge_slots, run_call_limit
+from ._limits import judge_slots
 from ._retry import Backoff, FailureKind, classify_failure, retry_after_seconds
+from ._run_scope import call_slot, run_call_limit
 from ._secrets import scrub_exception
 from ._single_flight import SingleFlight
 from ._types import JudgeReply, JudgeRequest, render_messages

@@ -50,10 +50,10 @@ from ._cache import (
     _Connection,
     _Unset,
     cache_file_path,
-    cache_opener,
     open_cache,
 )
 from ._cache_damage import _integrity_problem, is_damage, move_damaged_file
+from ._run_scope import scoped
 
 __all__ = ["ShardedJudgeCache", "cache_shard", "merge_cache_shards", "shard_dir"]
 
@@ -294,11 +294,8 @@ def cache_shard(shard: str) -> Iterator[None]:
     def open_shard(location: str | Path | None, max_bytes: int | _Unset | None) -> JudgeCache:
         return ShardedJudgeCache(location, shard=shard, max_bytes=max_bytes)
 
-    token = cache_opener.set(open_shard)
-    try:
+    with scoped(cache_opener=open_shard):
         yield
-    finally:
-        cache_opener.reset(token)
 
 
 def merge_cache_shards(location: str | Path | None = None, *, remove: bool = True) -> int:
