@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -45,3 +46,13 @@ def benchmarks_dir() -> Path:
         "holding summeval_dev.jsonl"
     )
     raise AssertionError("unreachable")
+
+
+def interruptible() -> None:
+    """Give a child process the default Ctrl-C handling (a ``preexec_fn``).
+
+    A child inherits an ignored SIGINT from a test run started in the background (``pytest &``,
+    ``nohup``), and Python then never raises KeyboardInterrupt in it; the tests that press
+    Ctrl-C in a child would fail for that reason alone.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

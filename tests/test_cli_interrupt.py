@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from _support import interruptible
 from judge_script import script_steps
 from loopback_server import LoopbackServer
 
@@ -126,6 +127,7 @@ def test_ctrl_c_stops_promptly_with_one_line_and_resumes_from_the_cache(
         process = subprocess.Popen(
             _command(data, out, cache, server),
             env=_environment(),
+            preexec_fn=interruptible,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -217,6 +219,7 @@ def test_ctrl_c_during_a_long_offline_step_stops_promptly(tmp_path: Path) -> Non
             str(out),
         ],
         env=_environment(),
+        preexec_fn=interruptible,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )

@@ -13,6 +13,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from _support import interruptible
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="sends SIGINT")
 
@@ -47,6 +48,7 @@ def _child(body: str) -> dict[str, str]:
         capture_output=True,
         text=True,
         env=environment,
+        preexec_fn=interruptible,
         timeout=120,
     )
     assert completed.returncode == 0, completed.stderr
