@@ -19,6 +19,7 @@ instead, when ../shared/benchmarks is at hand.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import random
 import statistics
@@ -88,8 +89,17 @@ WORDS = [
 ]
 
 
+@functools.cache
+def _word_stream() -> tuple[str, ...]:
+    return tuple(random.Random(1).choices(WORDS, k=200_000))
+
+
 def _sentence(rng: random.Random, words: int) -> str:
-    picked = " ".join(rng.choices(WORDS, k=words))
+    # A run of a long random word stream: one draw a sentence, where a draw a word made
+    # most of the seconds spent building a 10,000-item run.
+    stream = _word_stream()
+    start = rng.randrange(len(stream) - words)
+    picked = " ".join(stream[start : start + words])
     return picked[0].upper() + picked[1:] + f" in {rng.randint(1990, 2030)}."
 
 

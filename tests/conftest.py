@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 import os
+import sys
 
 # Before anything imports litellm: read its price map from the package, never download it.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+# Where PYTHONDONTWRITEBYTECODE is set (some machines set it for every shell), each of a run's
+# some fifty processes (xdist workers, CLI subprocesses, notebook kernels, Dask workers,
+# JupyterLab) compiled the package again, and pytest rewrote every test module again in each
+# worker: some 20 s of the suite's CPU on 2 cores. This run's processes keep their bytecode
+# in __pycache__ folders (ignored by git) instead.
+if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
+    sys.dont_write_bytecode = False
 
 from collections.abc import Callable, Iterator
 from pathlib import Path

@@ -18,7 +18,6 @@ import krippendorff
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.metrics import cohen_kappa_score
 
 import evaltoolkit as et
 from evaltoolkit.errors import ConfigurationError
@@ -288,6 +287,8 @@ def test_label_agreement_gives_the_published_alpha(level: str, published: float)
 
 
 def test_kappa_and_percent_agreement_of_two_annotators_match_the_libraries() -> None:
+    from sklearn.metrics import cohen_kappa_score  # here: about 1.3 s to import
+
     generator = np.random.default_rng(4)
     first = generator.integers(1, 6, size=40)
     second = np.clip(first + generator.integers(-1, 2, size=40), 1, 5)
@@ -311,6 +312,8 @@ def test_kappa_and_percent_agreement_of_two_annotators_match_the_libraries() -> 
 
 
 def test_category_labels_get_unweighted_kappa_and_nominal_alpha() -> None:
+    from sklearn.metrics import cohen_kappa_score  # here: about 1.3 s to import
+
     first = ["ok", "bad", "ok", "ok", "bad", "meh"]
     second = ["ok", "bad", "bad", "ok", "bad", "ok"]
     result = label_agreement(labels_frame([first, second], "nominal"), n_bootstrap=0)

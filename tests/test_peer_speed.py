@@ -12,8 +12,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import pytest
+
+from evaltoolkit.judge._parse import validate_reply  # jsonschema where the plain check cannot tell
 
 BENCHMARK = Path(__file__).resolve().parent.parent / "benchmarks" / "peer_speed.py"
 
@@ -52,7 +53,7 @@ def test_a_reply_in_response_format_matches_its_schema(peer_speed: Any) -> None:
         "response_format": {"type": "json_schema", "json_schema": {"schema": VERDICTS_SCHEMA}},
     }
     reply = json.loads(peer_speed.answer_for(body))
-    jsonschema.validate(reply, VERDICTS_SCHEMA)
+    validate_reply(reply, VERDICTS_SCHEMA)
     assert [verdict["verdict"] for verdict in reply["verdicts"]] == ["yes"] * 3
 
 
@@ -68,7 +69,7 @@ def test_a_schema_quoted_in_the_prompt_is_answered_with_ragas_answers(peer_speed
         'Do not use single quotes.\n\nExample output: {"answers": ["1"]}'
     )
     reply = json.loads(peer_speed.answer_for({"messages": [{"role": "user", "content": prompt}]}))
-    jsonschema.validate(reply, schema)
+    validate_reply(reply, schema)
     assert set(reply["answers"]) <= {"1", "0"}
 
 
