@@ -12,6 +12,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from _support import REPO
 
 import evaltoolkit as et
 from evaltoolkit import meta
@@ -268,3 +269,20 @@ def test_the_decorator_refuses_a_new_name_the_function_lacks() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert renamed_keywords(input_field="input_col")(count)(input_col="q") == "q"
+
+
+def test_the_changelog_names_every_deprecated_keyword_and_its_function() -> None:
+    changelog = (REPO / "CHANGELOG.md").read_text(encoding="utf-8")
+    renamed: dict[str, dict[str, str]] = {}
+    for package in (et, meta):
+        for name in package.__all__:
+            renames = getattr(getattr(package, name), "__renamed_keywords__", None)
+            if renames:
+                renamed[name] = renames
+
+    assert {"run_evals", "score_frame", "meta_evaluate", "compare_scores"} <= set(renamed)
+    for function, renames in renamed.items():
+        assert f"`{function}`" in changelog, f"{function} is missing from CHANGELOG.md"
+        for old, new in renames.items():
+            assert f"`{old}`" in changelog, f"{function}: {old}= is missing from CHANGELOG.md"
+            assert f"`{new}`" in changelog

@@ -187,6 +187,8 @@ def renamed_keywords(**renames: str) -> Callable[[Callable[P, R]], Callable[P, R
                 return function(*args, **kwargs)
 
             wrapper = sync_wrapper
+        # Read by the test that the changelog names every deprecated keyword.
+        wrapper.__renamed_keywords__ = dict(renames)  # type: ignore[attr-defined]
         return wrapper
 
     return decorate
