@@ -2,7 +2,7 @@
 
 Starts the server on a GGUF model given on the command line, runs the demo answers
 (answer similarity) and the first demo summaries (summarization) through it at the command
-line's defaults (8 calls in flight, a 60 s timeout, ``structured_output="auto"``, each
+line's defaults (32 calls in flight, a 60 s timeout, ``structured_output="auto"``, each
 step's own ``max_tokens``), and prints for each: items scored and failed, requests per item
 and per judge step, and seconds, and what the judge said about the server (the concurrency
 it lowered to). Verdict quality of a tiny model is not the point; the plumbing is: the JSON
@@ -43,6 +43,7 @@ from typing import Any
 
 import evaltoolkit as et
 from evaltoolkit.meta import load_table
+from evaltoolkit.runner._internal import DEFAULT_CONCURRENCY
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 _READY_TIMEOUT_S = 180.0
@@ -136,7 +137,10 @@ def main() -> int:
         "--only", choices=["answers", "summaries"], help="score one data set (default: both)"
     )
     parser.add_argument(
-        "--concurrency", type=int, default=8, help="calls in flight (the command line's 8)"
+        "--concurrency",
+        type=int,
+        default=DEFAULT_CONCURRENCY,
+        help=f"calls in flight (the command line's {DEFAULT_CONCURRENCY})",
     )
     args = parser.parse_args()
     if args.api_base is None and args.gguf is None:
