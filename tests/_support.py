@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-import signal
+import sys
 from pathlib import Path
 
 import pytest
@@ -48,11 +48,16 @@ def benchmarks_dir() -> Path:
     raise AssertionError("unreachable")
 
 
-def interruptible() -> None:
-    """Give a child process the default Ctrl-C handling (a ``preexec_fn``).
+# Ctrl-C as a user's terminal gives it: a child started from a run in the background
+# (``pytest &``, ``nohup``) inherits an ignored SIGINT, and Python then never raises
+# KeyboardInterrupt in it, so the tests that press Ctrl-C in a child would fail for that alone.
+CTRL_C_AS_IN_A_TERMINAL = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler)"
 
-    A child inherits an ignored SIGINT from a test run started in the background (``pytest &``,
-    ``nohup``), and Python then never raises KeyboardInterrupt in it; the tests that press
-    Ctrl-C in a child would fail for that reason alone.
-    """
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+def evaltoolkit_command(*arguments: str) -> list[str]:
+    """``python -m evaltoolkit ARGUMENTS`` with Ctrl-C as in a terminal."""
+    launcher = (
+        f"{CTRL_C_AS_IN_A_TERMINAL}; import runpy; "
+        "runpy.run_module('evaltoolkit', run_name='__main__', alter_sys=True)"
+    )
+    return [sys.executable, "-c", launcher, *arguments]

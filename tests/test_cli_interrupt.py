@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from _support import interruptible
+from _support import evaltoolkit_command
 from judge_script import script_steps
 from loopback_server import LoopbackServer
 
@@ -69,10 +69,7 @@ def _script_answers(server: LoopbackServer) -> None:
 
 
 def _command(data: Path, out: Path, cache: Path, server: LoopbackServer) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "evaltoolkit",
+    return evaltoolkit_command(
         "run",
         str(data),
         "--scorer",
@@ -88,7 +85,7 @@ def _command(data: Path, out: Path, cache: Path, server: LoopbackServer) -> list
         "--no-progress",
         "--out",
         str(out),
-    ]
+    )
 
 
 def _wait_for(condition: object, timeout: float) -> None:
@@ -127,7 +124,6 @@ def test_ctrl_c_stops_promptly_with_one_line_and_resumes_from_the_cache(
         process = subprocess.Popen(
             _command(data, out, cache, server),
             env=_environment(),
-            preexec_fn=interruptible,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -204,10 +200,7 @@ def test_ctrl_c_during_a_long_offline_step_stops_promptly(tmp_path: Path) -> Non
     )
     out = tmp_path / "scores.parquet"
     process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "evaltoolkit",
+        evaltoolkit_command(
             "run",
             str(data),
             "--scorer",
@@ -217,9 +210,8 @@ def test_ctrl_c_during_a_long_offline_step_stops_promptly(tmp_path: Path) -> Non
             "1",
             "--out",
             str(out),
-        ],
+        ),
         env=_environment(),
-        preexec_fn=interruptible,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )

@@ -13,7 +13,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from _support import interruptible
+from _support import CTRL_C_AS_IN_A_TERMINAL
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="sends SIGINT")
 
@@ -21,7 +21,9 @@ REPO = Path(__file__).resolve().parent.parent
 # Generous bounds against hangs; the measured figures are about 0.01 s and 1.0 s.
 BOUND_S = 5.0
 
-PRELUDE = """
+PRELUDE = (
+    CTRL_C_AS_IN_A_TERMINAL
+    + """
 import asyncio, os, signal, sys, threading, time
 from evaltoolkit._internal.sync import run_sync
 
@@ -36,6 +38,7 @@ def report(sent, error):
     print(f"stopped {time.monotonic() - sent:.3f}")
     print("notes", getattr(error, "__notes__", []))
 """
+)
 
 
 def _child(body: str) -> dict[str, str]:
@@ -48,7 +51,6 @@ def _child(body: str) -> dict[str, str]:
         capture_output=True,
         text=True,
         env=environment,
-        preexec_fn=interruptible,
         timeout=120,
     )
     assert completed.returncode == 0, completed.stderr
