@@ -325,3 +325,29 @@ def test_the_wrong_kind_of_argument_says_what_was_expected() -> None:
         run_evals(ITEMS, "summarization", progress=False)  # type: ignore[arg-type]
     with pytest.raises(ConfigurationError, match="score_frame takes a pandas or Dask DataFrame"):
         score_frame(ITEMS, create_textual_difference_scorer(), progress=False)  # type: ignore[call-overload]
+
+
+def test_a_loading_warning_names_the_users_line_not_the_toolkits() -> None:
+    data = [{"input": "q", "output": 12, "ground_truth": "12"}]
+
+    with pytest.warns(UserWarning, match="changed on loading") as blocking:
+        run_evals(data, create_textual_difference_scorer(), progress=False)
+    with pytest.warns(UserWarning, match="changed on loading") as awaited:
+        asyncio.run(arun_evals(data, create_textual_difference_scorer(), progress=False))
+
+    for caught in (blocking, awaited):
+        [warning] = [w for w in caught if "changed on loading" in str(w.message)]
+        assert warning.filename == __file__
+
+
+def test_a_loading_warning_in_a_running_loop_names_the_cells_line() -> None:
+    # As in a Jupyter cell: run_evals inside a running loop runs on a worker thread.
+    data = [{"input": "q", "output": 12, "ground_truth": "12"}]
+
+    async def cell() -> None:
+        with pytest.warns(UserWarning, match="changed on loading") as caught:
+            run_evals(data, create_textual_difference_scorer(), progress=False)
+        [warning] = [w for w in caught if "changed on loading" in str(w.message)]
+        assert warning.filename == __file__
+
+    asyncio.run(cell())

@@ -30,6 +30,8 @@ from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Generic, ParamSpec, TypeVar
 
+from .caller import CALLER_THREAD
+
 __all__ = ["GRACE_S", "blocking", "run_sync"]
 
 T = TypeVar("T")
@@ -200,6 +202,7 @@ def _run_in_worker(coroutine: Coroutine[Any, Any, T]) -> T:
             finished.set()
 
     worker = threading.Thread(target=work, name="evaltoolkit-run-sync", daemon=True)
+    setattr(worker, CALLER_THREAD, threading.get_ident())  # warnings name this thread's line
     worker.start()
     try:
         finished.wait()

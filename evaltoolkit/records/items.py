@@ -10,12 +10,12 @@ from __future__ import annotations
 import json
 import math
 import os
-import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._internal.caller import warn_at_caller
 from .._internal.files import missing_file_message
 from .._internal.reading import (
     RepeatedKeyError,
@@ -474,21 +474,17 @@ def _warn_about(items: Sequence[DataItem]) -> None:
                 example = key
                 break
             seen.add(key)
-        warnings.warn(
+        warn_at_caller(
             f"{shared} {'items share' if shared > 1 else 'item shares'} an id with an earlier item "
             f"(such as {example!r}; ids are compared as text, as they are exported); every "
-            "item is kept, and the item_index column tells them apart",
-            UserWarning,
-            stacklevel=4,
+            "item is kept, and the item_index column tells them apart"
         )
     changed = sum(1 for item in items if item.notes)
     if changed:
-        warnings.warn(
+        warn_at_caller(
             f"{changed} item{'s' if changed > 1 else ''} changed on loading (numbers read as "
             "text, fields renamed because a result column has their name, or characters that "
-            "UTF-8 cannot encode replaced); see each item's notes (the notes column)",
-            UserWarning,
-            stacklevel=4,
+            "UTF-8 cannot encode replaced); see each item's notes (the notes column)"
         )
 
 
