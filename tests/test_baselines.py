@@ -156,7 +156,7 @@ def test_baselines_serve_meta_evaluate_compare_judges_and_the_tuner() -> None:
     )
     assert tuner.baseline is not None and tuner.baseline.id == "naive-overlap"
     tuner.sliders["answer_share"].value = 0.9
-    comparison = tuner.run_sync()
+    comparison = tuner.run()
     baseline = tuner.baseline_agreement
     assert baseline is not None
     test = baseline.query("part == 'test' and metric == 'spearman'").iloc[0]

@@ -155,7 +155,7 @@ def test_a_custom_scorer_in_the_prompt_tuner(loopback_server: LoopbackServer) ->
 
     assert set(tuner.textareas) == {"system", "cites"}
     tuner.textareas["cites"].value = "STRICT. " + CITES_PROMPT
-    comparison = tuner.run_sync()
+    comparison = tuner.run()
 
     assert list(comparison["before"]) == [1.0, 1.0, 1.0]
     assert list(comparison["after"]) == [0.0, 0.0, 0.0]
