@@ -187,3 +187,10 @@ def test_the_site_builds_without_a_warning(tmp_path: Path) -> None:
     assert "WARNING" not in built.stderr, built.stderr
     reference = (tmp_path / "site" / "api" / "meta" / "index.html").read_text(encoding="utf-8")
     assert "compare_runs" in reference
+    # A blocking twin made at import (run_evals = blocking(arun_evals)) reads as the function
+    # it is: its parameters and its async twin's docs, not a module attribute.
+    package = (tmp_path / "site" / "api" / "evaltoolkit" / "index.html").read_text(encoding="utf-8")
+    start = package.index('id="evaltoolkit.run_evals"')
+    run_evals = package[start : package.index('class="doc doc-heading"', start + 40)]
+    assert "module-attribute" not in run_evals
+    assert "input_col" in run_evals and "Score every item" in run_evals

@@ -32,7 +32,7 @@ from typing import Any, Generic, ParamSpec, TypeVar
 
 from .caller import CALLER_THREAD
 
-__all__ = ["GRACE_S", "blocking", "run_sync"]
+__all__ = ["GRACE_S", "blocking", "run_sync", "twin_doc"]
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -263,16 +263,31 @@ def blocking(
     twin.__name__ = twin_name
     owner, dot, _ = async_fn.__qualname__.rpartition(".")
     twin.__qualname__ = owner + dot + twin_name
-    twin.__doc__ = _twin_doc(async_fn.__doc__ or "", async_fn.__name__)
+    twin.__doc__ = twin_doc(async_fn.__doc__ or "", async_fn.__name__)
     return twin
 
 
-def _twin_doc(doc: str, async_name: str) -> str:
+def twin_doc(doc: str, async_name: str, *, indent: str = "    ") -> str:
+    r"""The docstring of the blocking twin of ``async_name``, whose docstring is ``doc``: its
+    first line, then a line saying it is the blocking twin, then the rest.
+
+    ``indent`` is that of ``doc``'s later lines (none for a docstring already dedented, as
+    the API reference's generator reads them).
+
+    Example:
+        >>> print(twin_doc("Add the values.\n\nArgs: ...", "atotal", indent=""))
+        Add the values.
+        <BLANKLINE>
+        The blocking twin of :func:`atotal` (generated from it): it runs the
+        coroutine to completion, inside a running event loop (a Jupyter cell) too.
+        <BLANKLINE>
+        Args: ...
+    """
     summary, _, rest = doc.partition("\n")
     note = (
-        f"The blocking twin of :func:`{async_name}` (generated from it): it runs the\n"
-        "    coroutine to completion, inside a running event loop (a Jupyter cell) too."
+        f"{indent}The blocking twin of :func:`{async_name}` (generated from it): it runs the\n"
+        f"{indent}coroutine to completion, inside a running event loop (a Jupyter cell) too."
     )
     if not rest.strip():
-        return f"{summary}\n\n    {note}"
-    return f"{summary}\n\n    {note}\n{rest}"
+        return f"{summary}\n\n{note}"
+    return f"{summary}\n\n{note}\n{rest}"
