@@ -36,18 +36,18 @@ def _twins(module: griffe.Module) -> None:
         doc = twin_doc(
             twin_of.docstring.value if twin_of.docstring else "", twin_of.name, indent=""
         )
+        docstring = griffe.Docstring(doc, lineno=member.lineno)
         function = griffe.Function(
             name,
             lineno=member.lineno,
             endlineno=member.endlineno,
             parameters=twin_of.parameters,
             returns=twin_of.returns,
-            docstring=griffe.Docstring(doc, lineno=member.lineno),
+            docstring=docstring,
         )
         function.labels = set(twin_of.labels) - {"async"}
         module.set_member(name, function)
-        if function.docstring is not None:
-            function.docstring.parent = function
+        docstring.parent = function
 
 
 class BlockingTwins(griffe.Extension):
