@@ -188,3 +188,61 @@ def test_a_run_under_scattered_faults_keeps_its_concurrency(
     for prompt in rate_limited_prompts:
         first, retry = arrivals[prompt][:2]
         assert retry - first >= 0.1 + 0.05 - 0.01  # the latency, then the Retry-After
+
+
+class FailsFirstAttempts:
+    """A backend whose every prompt fails ``failures`` times (with ``error``), then answers."""
+
+    def __init__(self, model: str, failures: int, error: type[BaseException]) -> None:
+        self.model = model
+        self.failures = failures
+        self.error = error
+        self.attempts: dict[str, int] = {}
+
+    async def send(self, request: et.judge.JudgeRequest) -> et.judge.BackendReply:
+        await asyncio.sleep(0.005)
+        prompt = request.messages[-1]["content"]
+        self.attempts[prompt] = self.attempts.get(prompt, 0) + 1
+        if self.attempts[prompt] <= self.failures:
+            raise self.error()
+        return et.judge.BackendReply({"cites": True}, raw_reply="yes")
+
+
+def retry_waits(caplog: pytest.LogCaptureFixture) -> list[float]:
+    """The waits the services logged: "... on attempt 2; retrying in 0.01 s"."""
+    messages = [record.getMessage() for record in caplog.records]
+    return [float(message.split()[-2]) for message in messages if "retrying in" in message]
+
+
+@pytest.mark.filterwarnings("ignore:the server at custom/fails-8:RuntimeWarning")
+@pytest.mark.parametrize("prompts", [1, 8], ids=["scattered", "overload"])
+def test_retry_waits_grow_only_under_overload(
+    prompts: int, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A scattered fault's retry waits within the first ceiling whatever its number (the fault
+    is as likely at any moment); once failures dominate (overload), the waits double."""
+    monkeypatch.setattr("evaltoolkit.judge._retry.random.uniform", lambda low, high: high)
+    backend = FailsFirstAttempts(f"custom/fails-{prompts}", failures=3, error=Unavailable)
+    scorer = et.create_judged_scorer(
+        id="cites",
+        steps=[CITES_STEP],
+        score=lambda context: 1.0,
+        model=backend,
+        cache=False,
+        backoff_base=0.01,
+        backoff_max=1.0,
+    )
+    items = [{"id": str(n), "output": f"answer {n}"} for n in range(prompts)]
+
+    with caplog.at_level("DEBUG", logger="evaltoolkit"):
+        result = et.run_evals(items, scorer, progress=False)
+
+    assert [item.scorer_results["cites"].score for item in result] == [1.0] * prompts
+    waits = retry_waits(caplog)
+    assert len(waits) == 3 * prompts
+    if prompts == 1:  # three 503s of one call, nothing else failing: scattered
+        assert waits == [0.01, 0.01, 0.01]
+    else:  # 24 failures of 32 calls: the limit was cut, and the later waits doubled
+        assert adaptive_limit("custom/fails-8", None).limit is not None
+        assert max(waits) == 0.04
+        assert waits.count(0.01) < len(waits)

@@ -93,6 +93,8 @@ class Slot:
         crowded: Set when the call failed for overload while more calls were in flight than
             the limit its failure left: it shared the server with calls it could not serve,
             so its failure says little of the call itself.
+        overload: Set when the call failed and the failure was judged overload (the limit
+            was cut); a failure left unset is a scattered fault.
     """
 
     future: asyncio.Future[None] | None = None
@@ -100,6 +102,7 @@ class Slot:
     cuts: int = 0
     started: float = 0.0
     crowded: bool = False
+    overload: bool = False
 
 
 @dataclass(eq=False)
@@ -196,6 +199,7 @@ class AdaptiveLimit:
                 self._outcomes.append(kind_of_overload)
                 if kind_of_overload and self._overloaded(failure, ticket):
                     self._cut(in_flight)
+                    ticket.overload = True
                     ticket.crowded = in_flight > int(self._limit or 1)
                     retry_after_s = retry_after_seconds(error)
                     if retry_after_s is not None:

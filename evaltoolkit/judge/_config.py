@@ -92,8 +92,9 @@ class JudgeConfig:
             ``response_format``, then for a JSON object with the schema attached, then for
             plain instructions, moving down when the server rejects a form and remembering what
             worked; ``"json_schema"``, ``"json_object"`` or ``"off"`` force one form.
-        backoff_base: Ceiling in seconds of the first retry's randomised wait; it doubles with
-            each retry.
+        backoff_base: Ceiling in seconds of a retry's randomised wait. It doubles with each
+            retry while the server is judged overloaded (its failures dominate its recent
+            calls); a scattered fault's retry waits within this ceiling.
         backoff_max: Largest ceiling of the randomised wait, in seconds.
         max_retry_after: The longest ``Retry-After`` honoured, in seconds.
         extra: Any other argument for ``litellm.acompletion`` (``drop_params``,

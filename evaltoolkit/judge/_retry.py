@@ -280,7 +280,8 @@ class Backoff:
     """Exponential backoff with full jitter, honouring a server's ``Retry-After``.
 
     Attributes:
-        base_s: The ceiling of the first wait; it doubles with each retry.
+        base_s: The ceiling of the first wait; it doubles with each retry (the services pass
+            retry number 0 for every retry of a scattered fault).
         max_s: The largest ceiling.
         max_retry_after_s: The longest ``Retry-After`` honoured; longer requests wait this long.
 

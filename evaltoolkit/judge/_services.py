@@ -252,7 +252,10 @@ class JudgeServices:
                 # says nothing of this one: only timeouts at a settled limit count.
                 timeouts += failure.label == "timeout" and not (slot is not None and slot.crowded)
                 self.give_up_unless_retryable(step, failure, error, made, timeouts, hint)
-                delay = self.backoff.delay(made - 1, retry_after_seconds(error))
+                # Waits grow to relieve an overloaded server; a scattered fault's retry
+                # waits within the first ceiling, as the fault is as likely at any moment.
+                grows = slot is None or slot.overload
+                delay = self.backoff.delay(made - 1 if grows else 0, retry_after_seconds(error))
                 logger.debug(
                     "judge step %r: %s on attempt %d; retrying in %.2f s",
                     step,
