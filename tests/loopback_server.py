@@ -154,6 +154,11 @@ class _Handler(BaseHTTPRequestHandler):
         """Keep test output quiet."""
 
     def do_GET(self) -> None:
+        props = self.server.loopback.props
+        if props is not None and self.path.rstrip("/") == "/props":
+            self.server.loopback.props_asked += 1
+            self._send_json(200, props)
+            return
         self._send_json(404, {"error": {"message": "only POST /v1/chat/completions"}})
 
     def do_POST(self) -> None:
@@ -281,6 +286,8 @@ class LoopbackServer:
         requests_total: How many requests arrived.
         max_in_flight: The most requests handled at once.
         responder_errors: Exceptions the responder raised (each answered with HTTP 400).
+        props: What ``GET /props`` answers, as llama.cpp's server does (None: 404).
+        props_asked: How many times ``GET /props`` was answered.
 
     Example:
         >>> server = LoopbackServer(latency_s=0.0).start()
@@ -298,6 +305,8 @@ class LoopbackServer:
         self.max_in_flight = 0
         self.in_flight = 0
         self.responder_errors: list[Exception] = []
+        self.props: dict[str, Any] | None = None
+        self.props_asked = 0
         self._queue: collections.deque[Action] = collections.deque()
         self._lock = threading.Lock()
         self._stopping = threading.Event()

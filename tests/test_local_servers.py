@@ -24,7 +24,9 @@ from loopback_server import Action, LoopbackServer, rate_limited, reply, status_
 import evaltoolkit as et
 from evaltoolkit.errors import JudgeCallError
 from evaltoolkit.judge import JudgeRequest
+from evaltoolkit.judge import _grammar_server as grammar_module
 from evaltoolkit.judge._adaptive import AdaptiveLimit, overloaded
+from evaltoolkit.judge._grammar_server import MAX_CHARS, MAX_ITEMS, bounded_schema, grammar_server
 from evaltoolkit.judge._litellm import LiteLLMJudge
 from evaltoolkit.judge._structured import _remembered, default_max_tokens
 from evaltoolkit.scorers.answer_similarity._prompts import ANALYZE_SCHEMA, EXTRACT_SCHEMA
@@ -512,3 +514,103 @@ def test_cache_as_on_the_command_line_reuses_a_cache_on_another_host(
     assert loopback_server.requests_total == made  # the cache answered: same name
     assert run(other_host) == 0
     assert loopback_server.requests_total == 2 * made  # another host, no name: asked again
+
+
+LLAMA_CPP_PROPS = {"default_generation_settings": {"n_ctx": 4096}, "total_slots": 4}
+
+
+def sent_schemas(server: LoopbackServer) -> list[dict[str, Any]]:
+    return [body["response_format"]["json_schema"]["schema"] for body in server.requests]
+
+
+def bounds_of(node: object) -> list[tuple[str, int]]:
+    """Every maxItems and maxLength in a schema, with the kind of node it bounds."""
+    found: list[tuple[str, int]] = []
+    if isinstance(node, dict):
+        found += [(key, node[key]) for key in ("maxItems", "maxLength") if key in node]
+        for child in node.values():
+            found += bounds_of(child)
+    elif isinstance(node, list):
+        for child in node:
+            found += bounds_of(child)
+    return found
+
+
+def test_a_llama_cpp_server_gets_a_schema_whose_every_reply_closes(
+    loopback_server: LoopbackServer,
+) -> None:
+    """llama-server's grammar keeps a looping reply valid but endless; with every list and
+    free-text string bounded, every path through it closes the JSON within its budget."""
+    loopback_server.props = LLAMA_CPP_PROPS
+    loopback_server.set_responder(lambda body: reply(answer_step_reply(body)))
+
+    result = et.run_evals(ITEMS[:2], scorer_for(loopback_server), progress=False)
+
+    assert [item.scorer_results["answer-similarity"].score for item in result] == [1.0, 1.0]
+    assert loopback_server.props_asked == 1  # once per server, not per request
+    analyze = [
+        (schema, body["max_tokens"])
+        for schema, body in zip(
+            sent_schemas(loopback_server), loopback_server.requests, strict=True
+        )
+        if "matches" in schema["properties"]
+    ]
+    schema, budget = analyze[0]
+    assert ("maxItems", MAX_ITEMS) in bounds_of(schema)
+    assert ("maxLength", MAX_CHARS) in bounds_of(schema)
+    match_type = schema["properties"]["matches"]["items"]["properties"]["match_type"]
+    assert "maxLength" not in match_type  # an enumeration is bounded already
+    assert bounds_of(ANALYZE_SCHEMA) == []  # the step's own schema is untouched
+    # Room for the bounded reply in full, where the step's own budget (sized for one unit)
+    # would cut a reply that loops within the bounds.
+    assert budget == default_max_tokens(bounded_schema(ANALYZE_SCHEMA))
+    assert budget > 4 * default_max_tokens({"type": "string"})
+
+
+@pytest.mark.parametrize("case", ["no /props", "max_tokens given"])
+def test_other_servers_and_a_given_max_tokens_get_the_steps_own_schema(
+    loopback_server: LoopbackServer, case: str
+) -> None:
+    options: dict[str, Any] = {}
+    if case == "max_tokens given":
+        loopback_server.props = LLAMA_CPP_PROPS
+        options["max_tokens"] = 999
+    loopback_server.set_responder(lambda body: reply(answer_step_reply(body)))
+
+    et.run_evals(ITEMS[:1], scorer_for(loopback_server, **options), progress=False)
+
+    assert all(bounds_of(schema) == [] for schema in sent_schemas(loopback_server))
+    if case == "max_tokens given":
+        assert [body["max_tokens"] for body in loopback_server.requests] == [999] * 3
+        assert loopback_server.props_asked == 0
+
+
+async def test_a_hosted_provider_is_never_asked_for_props(monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[str] = []
+    monkeypatch.setattr(grammar_module, "_ask", lambda api_base: asked.append(api_base))
+
+    for hosted in ("https://api.openai.com/v1", "https://8.8.8.8/v1", "https://example.org/v1"):
+        assert await grammar_server(hosted) is None
+    await grammar_server("http://192.168.1.20:8080/v1")
+    await grammar_server("http://localhost:8080/v1")
+
+    assert asked == ["http://192.168.1.20:8080/v1", "http://localhost:8080/v1"]
+
+
+def test_bounds_keep_a_tighter_one_and_reach_nested_strings() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "few": {"type": "array", "maxItems": 3, "items": {"type": "string", "maxLength": 9}},
+            "nested": {"type": "array", "items": {"type": ["string", "null"]}},
+            "kind": {"type": "string", "enum": ["a", "b"]},
+        },
+    }
+
+    bounded = bounded_schema(schema)["properties"]
+
+    assert bounded["few"]["maxItems"] == 3 and bounded["few"]["items"]["maxLength"] == 9
+    assert bounded["nested"]["maxItems"] == MAX_ITEMS
+    assert bounded["nested"]["items"]["maxLength"] == MAX_CHARS
+    assert bounded["kind"] == {"type": "string", "enum": ["a", "b"]}
+    assert "maxItems" not in schema["properties"]["nested"]  # the original is left alone

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from ..errors import ConfigurationError, JudgeCallError
@@ -21,6 +21,7 @@ from ._backend import BackendReply, ServicedJudge
 from ._cache_key import call_keys, key_parameters, model_identity
 from ._config import JudgeConfig
 from ._exchange import FormRejected, Forms, answer_step
+from ._grammar_server import bounded_schema, grammar_server, reply_budget
 from ._litellm_runtime import import_litellm, litellm_for_running_loop, start_litellm_import
 from ._retry import Backoff, FailureKind
 from ._secrets import redact, register_secrets
@@ -188,9 +189,15 @@ class LiteLLMBackend:
             JudgeReplyError: No reply parsed and validated, repairs included.
         """
         max_tokens = self.max_tokens(request)
+        sent_schema, sent_max_tokens = request.schema, max_tokens
+        if self._config.max_tokens is None:
+            server = await grammar_server(self._config.api_base)
+            if server is not None:  # llama.cpp: a grammar that closes every reply
+                sent_schema = bounded_schema(request.schema)
+                sent_max_tokens = reply_budget(server, request.schema, request.messages)
         litellm = await litellm_for_running_loop()
         self._check_credentials(litellm, request.step, services)
-        send = functools.partial(self._send, request, max_tokens, services)
+        send = functools.partial(self._send, request, sent_max_tokens, services, schema=sent_schema)
         exchange = await answer_step(
             request,
             send=send,
@@ -258,7 +265,12 @@ class LiteLLMBackend:
     # -- requests ---------------------------------------------------------------------------
 
     def _request_options(
-        self, request: JudgeRequest, messages: list[dict[str, Any]], form: Form, max_tokens: int
+        self,
+        request: JudgeRequest,
+        messages: list[dict[str, Any]],
+        form: Form,
+        max_tokens: int,
+        schema: Mapping[str, Any],
     ) -> dict[str, Any]:
         config = self._config
         options: dict[str, Any] = {
@@ -276,7 +288,7 @@ class LiteLLMBackend:
             "temperature": config.temperature,
             # Each repeat draws its own sample from providers that honour a seed.
             "seed": None if config.seed is None else config.seed + request.repeat,
-            "response_format": response_format(form, request.step, request.schema),
+            "response_format": response_format(form, request.step, schema),
         }
         options.update({name: value for name, value in optional.items() if value is not None})
         return options
@@ -288,10 +300,12 @@ class LiteLLMBackend:
         services: JudgeServices,
         messages: list[dict[str, Any]],
         form: Form,
+        *,
+        schema: Mapping[str, Any],
     ) -> tuple[Any, int]:
         """One completion, retried by the services; returns it and the requests made."""
         litellm = import_litellm()
-        options = self._request_options(request, messages, form, max_tokens)
+        options = self._request_options(request, messages, form, max_tokens, schema)
 
         def form_was_rejected(error: BaseException, failure: FailureKind, made: int) -> None:
             if form != "off" and form_rejected(error, failure.status):

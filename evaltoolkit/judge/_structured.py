@@ -145,8 +145,9 @@ def prepare_messages(
 def default_max_tokens(schema: Mapping[str, Any]) -> int:
     """A completion budget sized from a reply schema: room for a full reply, not for a loop.
 
-    Each string counts 60 tokens, each other scalar 8, each array 10 items, each object 10
-    tokens of punctuation; the total is kept between 256 and 2,048, several times what a
+    Each string counts 60 tokens (fewer with a ``maxLength``: three characters a token), each
+    other scalar 8, each array 10 items (fewer with a ``maxItems``), each object 10 tokens of
+    punctuation; the total is kept between 256 and 2,048, several times what a
     full reply of a strong model takes. A small model that repeats itself then stops there
     instead of filling its context (and a reply cut at the limit is asked for again, shorter).
 
@@ -172,5 +173,8 @@ def _estimate(node: object) -> int:
     if "enum" in node:
         return _TOKENS_PER_SCALAR
     if kind == "string" or (isinstance(kind, list) and "string" in kind):
+        length = node.get("maxLength")
+        if isinstance(length, int) and not isinstance(length, bool) and length > 0:
+            return min(_TOKENS_PER_STRING, -(-length // 3))  # three characters a token at least
         return _TOKENS_PER_STRING
     return _TOKENS_PER_SCALAR
