@@ -166,7 +166,7 @@ def _add_judge_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=None,
         help="retries of a request after a rate limit, server error or dropped connection "
-        "(default 4)",
+        "(default 6)",
     )
     judge.add_argument(
         "--max-repairs",
