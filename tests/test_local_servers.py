@@ -25,7 +25,7 @@ import evaltoolkit as et
 from evaltoolkit.errors import JudgeCallError
 from evaltoolkit.judge import JudgeRequest
 from evaltoolkit.judge import _grammar_server as grammar_module
-from evaltoolkit.judge._adaptive import AdaptiveLimit, overloaded
+from evaltoolkit.judge._adaptive import AdaptiveLimit, adaptive_limit, overloaded
 from evaltoolkit.judge._grammar_server import MAX_CHARS, MAX_ITEMS, bounded_schema, grammar_server
 from evaltoolkit.judge._litellm import LiteLLMJudge
 from evaltoolkit.judge._structured import _remembered, default_max_tokens
@@ -582,7 +582,6 @@ def test_other_servers_and_a_given_max_tokens_get_the_steps_own_schema(
     assert all(bounds_of(schema) == [] for schema in sent_schemas(loopback_server))
     if case == "max_tokens given":
         assert [body["max_tokens"] for body in loopback_server.requests] == [999] * 3
-        assert loopback_server.props_asked == 0
 
 
 async def test_a_hosted_provider_is_never_asked_for_props(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -614,3 +613,20 @@ def test_bounds_keep_a_tighter_one_and_reach_nested_strings() -> None:
     assert bounded["nested"]["items"]["maxLength"] == MAX_CHARS
     assert bounded["kind"] == {"type": "string", "enum": ["a", "b"]}
     assert "maxItems" not in schema["properties"]["nested"]  # the original is left alone
+
+
+def test_a_llama_cpp_server_is_sent_no_more_requests_than_its_slots() -> None:
+    """Requests beyond a server's slots queue there, and the later ones run past their
+    timeout; a server that announces its slots is never sent more, and nothing is lowered."""
+    with LoopbackServer(latency_s=0.05) as server:
+        server.props = {"default_generation_settings": {"n_ctx": 4096}, "total_slots": 2}
+        server.set_responder(lambda body: reply(answer_step_reply(body)))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no "lowered concurrency" warning
+            result = et.run_evals(ITEMS, scorer_for(server), concurrency=8, progress=False)
+        learned = adaptive_limit("openai/local", server.url)
+
+    assert [item.scorer_results["answer-similarity"].score for item in result] == [1.0] * 6
+    assert server.max_in_flight == 2
+    assert learned.slots == 2
+    assert learned.limit is None  # nothing lowered: the run's concurrency still applies

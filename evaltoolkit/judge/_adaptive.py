@@ -31,6 +31,10 @@ Then:
   the server is no longer the constraint;
 - a retry takes a slot like any call, so it waits for the lowered limit.
 
+A server that announces how many requests it decodes at once (llama.cpp's ``GET /props``:
+``total_slots``) is never sent more (:meth:`AdaptiveLimit.announce_slots`): the rest would
+queue on the server, where the later ones run past their timeout. The limit still adapts below.
+
 The first time a call admitted under a lowered limit succeeds, one warning says what the
 server sustains. The limits are kept per process, so a later run starts from what was learned.
 """
@@ -129,6 +133,7 @@ class AdaptiveLimit:
     _service_s: float | None = None
     _paused_until: float = 0.0
     _timer_set: bool = False
+    _announced: int | None = None
     # True for a call that failed for overload's kind of reason, False for one served.
     _outcomes: deque[bool] = field(default_factory=lambda: deque(maxlen=_RECENT_OUTCOMES))
     _recent_latencies: deque[float] = field(default_factory=lambda: deque(maxlen=_RECENT_SUCCESSES))
@@ -147,8 +152,29 @@ class AdaptiveLimit:
         with self._lock:
             return self._in_flight
 
+    def announce_slots(self, slots: int) -> None:
+        """The server decodes ``slots`` requests at once: never send it more than that.
+
+        Example:
+            >>> limit = AdaptiveLimit("http://127.0.0.1:8080/v1")
+            >>> limit.announce_slots(4)
+            >>> limit.slots
+            4
+        """
+        with self._lock:
+            self._announced = max(1, slots)
+            self._admit_waiters()
+
+    @property
+    def slots(self) -> int | None:
+        """The requests the server said it decodes at once; None when it said nothing."""
+        with self._lock:
+            return self._announced
+
     def _has_room(self) -> bool:
         if time.monotonic() < self._paused_until:
+            return False
+        if self._announced is not None and self._in_flight >= self._announced:
             return False
         return self._limit is None or self._in_flight < int(self._limit)
 

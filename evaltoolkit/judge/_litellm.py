@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from ..errors import ConfigurationError, JudgeCallError
+from ._adaptive import adaptive_limit
 from ._backend import BackendReply, ServicedJudge
 from ._cache_key import call_keys, key_parameters, model_identity
 from ._config import JudgeConfig
@@ -190,9 +191,10 @@ class LiteLLMBackend:
         """
         max_tokens = self.max_tokens(request)
         sent_schema, sent_max_tokens = request.schema, max_tokens
-        if self._config.max_tokens is None:
-            server = await grammar_server(self._config.api_base)
-            if server is not None:  # llama.cpp: a grammar that closes every reply
+        server = await grammar_server(self._config.api_base)
+        if server is not None:  # llama.cpp: its slots, and a grammar that closes every reply
+            adaptive_limit(self.model, self.api_base).announce_slots(server.total_slots)
+            if self._config.max_tokens is None:
                 sent_schema = bounded_schema(request.schema)
                 sent_max_tokens = reply_budget(server, request.schema, request.messages)
         litellm = await litellm_for_running_loop()
