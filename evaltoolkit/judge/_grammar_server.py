@@ -36,9 +36,9 @@ import urllib.parse
 import urllib.request
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final, TypeGuard
+from typing import Any, Final
 
-from ._structured import default_max_tokens
+from ._structured import CHARS_PER_TOKEN, default_max_tokens, positive_int
 
 __all__ = [
     "MAX_CHARS",
@@ -56,9 +56,6 @@ MAX_ITEMS: Final = 8
 #: Characters a free-text string may hold in a reply to a grammar server.
 MAX_CHARS: Final = 120
 _PROPS_TIMEOUT_S: Final = 2.0
-# Characters per token assumed for the prompt: fewer than most tokenizers average, so that
-# the room left for the reply is under- rather than overestimated.
-_CHARS_PER_TOKEN: Final = 3
 _TEMPLATE_TOKENS: Final = 64
 _MIN_REPLY_TOKENS: Final = 128
 
@@ -104,13 +101,9 @@ def parse_props(payload: object) -> GrammarServer | None:
     settings = payload.get("default_generation_settings")
     n_ctx = settings.get("n_ctx") if isinstance(settings, Mapping) else None
     slots = payload.get("total_slots", 1)
-    if _positive_int(n_ctx) and _positive_int(slots):
+    if positive_int(n_ctx) and positive_int(slots):
         return GrammarServer(n_ctx=n_ctx, total_slots=slots)
     return None
-
-
-def _positive_int(value: object) -> TypeGuard[int]:
-    return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 
 def _nearby(api_base: str) -> bool:
@@ -144,13 +137,17 @@ def _ask_once(api_base: str) -> GrammarServer | None:
 async def grammar_server(api_base: str | None) -> GrammarServer | None:
     """The llama.cpp server at ``api_base``, or None (not llama.cpp's, not nearby, no answer).
 
-    Asked once per address in this process, in a thread so that the event loop runs on.
+    Asked once per address in this process, in a thread so that the event loop runs on; the
+    answer (None for an address that is not asked) is kept for every later call.
     """
-    if not api_base or not _nearby(api_base):
+    if not api_base:
         return None
     with _lock:
         if api_base in _known:
             return _known[api_base]
+        if not _nearby(api_base):
+            _known[api_base] = None
+            return None
     return await asyncio.to_thread(_ask_once, api_base)
 
 
@@ -185,23 +182,23 @@ def _bound(node: object) -> None:
 
 
 def _int_or(value: object, default: int) -> int:
-    return value if _positive_int(value) else default
+    return value if positive_int(value) else default
 
 
 def reply_budget(
-    server: GrammarServer, schema: Mapping[str, Any], messages: Iterable[Mapping[str, Any]]
+    server: GrammarServer, bounded: Mapping[str, Any], messages: Iterable[Mapping[str, Any]]
 ) -> int:
-    """Tokens for a reply to ``schema`` bounded by :func:`bounded_schema`: room for the
+    """Tokens for a reply to ``bounded`` (a schema from :func:`bounded_schema`): room for the
     bounded reply in full (a string's characters at three a token), at most what the server's
     context leaves after the prompt, and never under 128.
 
     Example:
         >>> server = GrammarServer(n_ctx=4096, total_slots=4)
-        >>> schema = {"type": "object", "properties": {"reason": {"type": "string"}}}
+        >>> schema = bounded_schema({"type": "object", "properties": {"why": {"type": "string"}}})
         >>> reply_budget(server, schema, [{"role": "user", "content": "Why?"}])
         256
     """
     characters = sum(len(json.dumps(message.get("content"))) for message in messages)
-    prompt = math.ceil(characters / _CHARS_PER_TOKEN) + _TEMPLATE_TOKENS
+    prompt = math.ceil(characters / CHARS_PER_TOKEN) + _TEMPLATE_TOKENS
     room = server.n_ctx - prompt
-    return max(_MIN_REPLY_TOKENS, min(default_max_tokens(bounded_schema(schema)), room))
+    return max(_MIN_REPLY_TOKENS, min(default_max_tokens(bounded), room))

@@ -196,7 +196,7 @@ class LiteLLMBackend:
             adaptive_limit(self.model, self.api_base).announce_slots(server.total_slots)
             if self._config.max_tokens is None:
                 sent_schema = bounded_schema(request.schema)
-                sent_max_tokens = reply_budget(server, request.schema, request.messages)
+                sent_max_tokens = reply_budget(server, sent_schema, request.messages)
         litellm = await litellm_for_running_loop()
         self._check_credentials(litellm, request.step, services)
         send = functools.partial(self._send, request, sent_max_tokens, services, schema=sent_schema)

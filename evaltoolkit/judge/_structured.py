@@ -20,15 +20,17 @@ import json
 import re
 import threading
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import Any, Final, TypeGuard
 
 from ._config import StructuredOutput
 from ._parse import schema_fingerprint, schema_instructions
 
 __all__ = [
+    "CHARS_PER_TOKEN",
     "FORMS",
     "default_max_tokens",
     "form_rejected",
+    "positive_int",
     "prepare_messages",
     "remember_form",
     "remembered_form",
@@ -42,6 +44,9 @@ FORMS: Final[tuple[Form, ...]] = ("json_schema", "json_object", "off")
 _SCHEMA_NAME_UNSAFE: Final = re.compile(r"[^A-Za-z0-9_-]")
 _REJECTION_WORDS: Final = ("response_format", "json_schema", "schema", "format")
 
+#: Characters a token is counted for, fewer than most tokenizers average: a budget sized with
+#: it holds the text, and a prompt's tokens counted with it are over- rather than underestimated.
+CHARS_PER_TOKEN: Final = 3
 # Completion budget per reply field, for default_max_tokens.
 _TOKENS_PER_STRING: Final = 60
 _TOKENS_PER_SCALAR: Final = 8
@@ -174,7 +179,17 @@ def _estimate(node: object) -> int:
         return _TOKENS_PER_SCALAR
     if kind == "string" or (isinstance(kind, list) and "string" in kind):
         length = node.get("maxLength")
-        if isinstance(length, int) and not isinstance(length, bool) and length > 0:
-            return min(_TOKENS_PER_STRING, -(-length // 3))  # three characters a token at least
+        if positive_int(length):
+            return min(_TOKENS_PER_STRING, -(-length // CHARS_PER_TOKEN))
         return _TOKENS_PER_STRING
     return _TOKENS_PER_SCALAR
+
+
+def positive_int(value: object) -> TypeGuard[int]:
+    """Whether ``value`` is an int above 0 (a bool is not).
+
+    Example:
+        >>> positive_int(3), positive_int(0), positive_int(True), positive_int(2.0)
+        (True, False, False, False)
+    """
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
